@@ -29,6 +29,7 @@ def atomic_write(path, mode: str = "w", *, encoding: str | None = None):
         raise StrataError(f"cannot write '{path}': {e.strerror}") from None
     try:
         with os.fdopen(fd, mode, encoding=encoding if "b" not in mode else None) as f:
+            f.temp_path = tmp  # so a supervising process can remove it if this one crashes
             yield f
         os.chmod(tmp, 0o644)
         os.replace(tmp, path)

@@ -1,0 +1,1 @@
+"""The machinery behind `strata-opt`: input splitting, diagnostic verification, the driver."""

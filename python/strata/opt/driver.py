@@ -1,0 +1,161 @@
+"""The strata-opt driver: parse, verify, run a pipeline, print, for each input chunk.
+
+Kept apart from the command-line parsing (strata.tools.opt) so that tests and other tools can
+drive it directly with an `OptOptions`.
+"""
+
+from __future__ import annotations
+
+import io
+import sys
+from dataclasses import dataclass
+
+from torch_mlir._mlir_libs._mlir import ir  # the native module: `torch_mlir.ir` also imports numpy (~0.1 s)
+
+from strata import dialects
+from strata.atomic_output import atomic_write
+from strata.context import make_context
+from strata.crash_guard import Reporter
+from strata.diagnostics import DiagnosticCollector, print_diagnostics
+from strata.errors import StrataError
+from strata.opt import split_input, verify_diagnostics
+from strata.pass_pipeline import NestedPipeline, build_pass_manager
+
+BYTECODE_MAGIC = b"ML\xefR"
+
+
+@dataclass(frozen=True)
+class OptOptions:
+    input: str = "-"
+    output: str | None = None
+    pipeline: NestedPipeline | None = None
+    emit_bytecode: bool = False
+    split_input_file: bool = False
+    verify_diagnostics: bool = False
+    allow_unregistered_dialect: bool = False
+    print_op_generic: bool = False
+    print_debuginfo: bool = False
+    print_local_scope: bool = False
+    print_ir_before_all: bool = False
+    print_ir_after_all: bool = False
+    print_ir_after_change: bool = False
+    print_ir_after_failure: bool = False
+    print_ir_module_scope: bool = False
+    timing: bool = False
+    verify_each: bool = True
+
+    @property
+    def display_name(self) -> str:
+        return "<stdin>" if self.input == "-" else self.input
+
+
+class OptDriver:
+    def __init__(self, options: OptOptions, reporter: Reporter | None = None):
+        self.options = options
+        self.reporter = reporter or Reporter(None)
+        self.context = make_context(allow_unregistered_dialects=options.allow_unregistered_dialect)
+
+    def run(self, data: bytes) -> int:
+        """Processes the input bytes; returns the exit code."""
+        options = self.options
+        if data.startswith(BYTECODE_MAGIC):
+            chunks, text = [None], None
+        else:
+            try:
+                text = data.decode("utf-8")
+            except UnicodeDecodeError as e:
+                raise StrataError(
+                    f"{options.display_name}: input is neither MLIR text (invalid UTF-8 at byte "
+                    f"{e.start}) nor MLIR bytecode"
+                ) from None
+            chunks = split_input.split(text, options.split_input_file)
+        if options.pipeline is not None:
+            self.reporter.report("pipeline", options.pipeline.text())
+            # Built once up front so a bad pipeline is reported before any input is processed.
+            build_pass_manager(options.pipeline, self.context)
+        results, ok = [], True
+        for chunk in chunks:
+            if chunk is not None:
+                self.reporter.report("chunk", f"{chunk.first_line}:{chunk.last_line}")
+            chunk_ok, output = self._process(chunk, data)
+            ok &= chunk_ok
+            if output is not None:
+                results.append(output)
+        self._write(results, ok)
+        return 0 if ok else 1
+
+    def _process(self, chunk, data: bytes):
+        options = self.options
+        collector = DiagnosticCollector(self.context)
+        module = None
+        with self.context, collector.collect():
+            try:
+                module = ir.Module.parse(data if chunk is None else chunk.text)
+            except ir.MLIRError as e:
+                collector.add_error(e)
+            if module is not None and not dialects.verify(module.operation):
+                module = None
+            if module is not None and options.pipeline is not None:
+                pm = build_pass_manager(options.pipeline, self.context)
+                self._configure(pm)
+                try:
+                    pm.run(module.operation)
+                except ir.MLIRError as e:
+                    collector.add_error(e)
+                    module = None
+                del pm  # prints the timing report, if asked for, before the output
+        diagnostics = collector.take()
+        if options.verify_diagnostics:
+            expectations, malformed = verify_diagnostics.parse_expectations(
+                chunk.text if chunk else "", options.display_name
+            )
+            failures = malformed + verify_diagnostics.verify(diagnostics, expectations, "-")
+            print_diagnostics(failures, options.display_name)
+            ok = not failures
+        else:
+            print_diagnostics(diagnostics, options.display_name)
+            ok = not any(d.severity == "error" for d in diagnostics)
+        return ok, (self._render(module) if module is not None else None)
+
+    def _configure(self, pm) -> None:
+        o = self.options
+        if o.print_ir_before_all or o.print_ir_after_all or o.print_ir_after_change or o.print_ir_after_failure:
+            pm.enable_ir_printing(
+                print_before_all=o.print_ir_before_all,
+                print_after_all=o.print_ir_after_all,
+                print_module_scope=o.print_ir_module_scope,
+                print_after_change=o.print_ir_after_change,
+                print_after_failure=o.print_ir_after_failure,
+                enable_debug_info=o.print_debuginfo,
+                print_generic_op_form=o.print_op_generic,
+            )
+        if o.timing:
+            pm.enable_timing()
+        pm.enable_verifier(o.verify_each)
+
+    def _render(self, module) -> bytes:
+        o = self.options
+        if o.emit_bytecode:
+            buffer = io.BytesIO()
+            module.operation.write_bytecode(buffer)
+            return buffer.getvalue()
+        text = module.operation.get_asm(
+            enable_debug_info=o.print_debuginfo,
+            print_generic_op_form=o.print_op_generic,
+            use_local_scope=o.print_local_scope,
+            assume_verified=True,
+        )
+        return text.encode()
+
+    def _write(self, results: list[bytes], ok: bool) -> None:
+        separator = b"" if self.options.emit_bytecode else b"// -----\n"
+        payload = separator.join(r if r.endswith(b"\n") or self.options.emit_bytecode else r + b"\n" for r in results)
+        if self.options.output in (None, "-"):
+            sys.stdout.buffer.write(payload)
+            sys.stdout.flush()
+            return
+        if not ok:
+            return  # never leave a partial result where a build system would take it for output
+        with atomic_write(self.options.output, "wb") as f:
+            self.reporter.report("temp", f.temp_path)
+            f.write(payload)

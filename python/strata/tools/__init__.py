@@ -1,0 +1,1 @@
+"""Entry points of strata's command-line tools; each module's `main()` returns the exit code."""
