@@ -1,0 +1,148 @@
+"""Compile torch- or linalg-dialect IR to an IREE module (`.vmfb`) for a strata target.
+
+The flags come from the target description (`targets/<name>.toml`) plus the options a user set:
+the chip, strata's tuned defaults, parameter export. Two choices differ from plain iree-compile
+on purpose: dtypes stay exact (`--iree-input-demote-f64-to-f32=false`; IREE's default silently
+corrupts f64 models), and chips IREE's own table lacks (sm_90 in IREE 3.13) get their target
+description injected into the module. A failed compile becomes one `StrataError` naming the
+failing op, the user's Python line it came from, and a reproducer command.
+"""
+
+import os
+import re
+import shlex
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from strata.errors import StrataError
+from strata.targets import Target, get_target
+
+
+@dataclass(frozen=True)
+class CompileOptions:
+    target: str = "llvm-cpu"
+    chip: str | None = None
+    tuned: bool = True  # strata's benchmarked defaults from the target file
+    params: Path | None = None  # externalize weights into this IREE parameter archive (.irpa)
+    params_min_bytes: int = 4096  # constants smaller than this stay in the module
+    dump_dir: Path | None = None  # per-dispatch intermediates (.ll, .s, .rocmasm, .ptx) go here
+    extra_flags: tuple[str, ...] = field(default_factory=tuple)
+
+    def resolved_target(self) -> Target:
+        return get_target(self.target)
+
+
+def iree_flags(options: CompileOptions, *, has_conv: bool = True) -> list[str]:
+    """The iree-compile flags for `options`; `has_conv` gates conv-only tuned defaults."""
+    target = options.resolved_target()
+    chip = target.chip(options.chip)
+    flags = list(target.flags)
+    flags.append(f"{target.chip_flag}={chip.name}")
+    flags += chip.flags
+    if options.tuned:
+        for tuned in target.tuned:
+            if tuned.applies_to == "all" or has_conv:
+                flags += tuned.flags
+    # Keep the model's dtypes: IREE demotes f64 to f32 by default, which corrupts f64 results.
+    flags.append("--iree-input-demote-f64-to-f32=false")
+    if options.params is not None:
+        flags.append(f"--iree-parameter-export={options.params}")
+        flags.append(f"--iree-parameter-export-minimum-size={options.params_min_bytes}")
+    if options.dump_dir is not None:
+        dispatch_dir = Path(options.dump_dir) / "dispatches"
+        flags.append(f"--iree-hal-dump-executable-intermediates-to={dispatch_dir}")
+        flags.append(f"--iree-hal-dump-executable-binaries-to={dispatch_dir}")
+    flags += options.extra_flags
+    return flags
+
+
+def _with_executable_target(text: str, device: str, executable_target: str) -> str:
+    """`text` with a module-level `hal.device.targets` naming `executable_target` explicitly."""
+    device_attr = f'hal.device.targets = [#hal.device.target<"{device}", [{executable_target}]> : !hal.device]'
+    match = re.search(r"^module( attributes \{)?", text, re.MULTILINE)
+    if not match:
+        raise StrataError("cannot set the executable target: the IR has no top-level 'module'")
+    if match.group(1):
+        return text[: match.end()] + device_attr + ", " + text[match.end() :]
+    return text[: match.end()] + f" attributes {{{device_attr}}}" + text[match.end() :]
+
+
+def _is_conv_model(text: str) -> bool:
+    return "convolution" in text or "linalg.conv" in text
+
+
+def compile_ir(text: str, options: CompileOptions, *, input_type: str = "torch") -> bytes:
+    """The vmfb for torch-dialect (`input_type="torch"`) or linalg (`"auto"`) IR text."""
+    from iree.compiler import tools as ireec
+
+    target = options.resolved_target()
+    chip = target.chip(options.chip)
+    if chip.executable_target:
+        device = target.flags[0].split("=", 1)[1] if target.flags else target.name
+        text = _with_executable_target(text, device, chip.executable_target)
+    flags = iree_flags(options, has_conv=_is_conv_model(text))
+    if options.dump_dir is not None:
+        (Path(options.dump_dir) / "dispatches").mkdir(parents=True, exist_ok=True)
+    try:
+        return ireec.compile_str(text, input_type=input_type, extra_args=flags)
+    except ireec.CompilerToolError as e:
+        raise _compile_error(e, text, input_type, flags) from None
+
+
+_LOC_ERROR = re.compile(r'^(?P<loc>\S.*?):(?P<line>\d+):(?P<col>\d+): error: (?P<msg>.*)$', re.MULTILINE)
+
+
+def _compile_error(error, text: str, input_type: str, flags: list[str]) -> StrataError:
+    """A one-line error: the first diagnostic, the user's source line, and a reproducer."""
+    stderr = getattr(error, "stderr_text", None) or str(error)
+    diagnostics = [m for m in _LOC_ERROR.finditer(stderr)]
+    if diagnostics:
+        first = diagnostics[0]
+        location = f"{first.group('loc')}:{first.group('line')}"
+        message = first.group("msg").strip()
+    else:
+        location = ""
+        message = next((l.strip() for l in stderr.splitlines() if "error:" in l), "iree-compile failed")
+        message = message.split("error:", 1)[-1].strip()
+    stage = "IREE compilation"
+    illegal = re.match(r"failed to legalize operation '(torch\.[\w.]+)'", message)
+    if illegal:
+        stage = "IREE's torch-to-linalg input conversion"
+        culprits = _torch_ops_at(text, location) or [illegal.group(1)]
+        message = f"no lowering for {', '.join(culprits)} ({message.split(':', 1)[0]})"
+    source = _source_line(location)
+    reproducer = _write_reproducer(text, input_type, flags)
+    where = f" at {location}" + (f" ({source})" if source else "") if location else ""
+    return StrataError(f"{stage} failed{where}: {message}", notes=(f"reproduce with: {reproducer}",))
+
+
+def _torch_ops_at(text: str, location: str) -> list[str]:
+    """The `torch.aten.*` ops of `text` whose location is `location` (file:line)."""
+    aliases = dict(re.findall(r'^(#loc\d*) = loc\((".*?":\d+):\d+\)', text, re.MULTILINE))
+    wanted = re.sub(r'^"?(.*?)"?:(\d+)$', r'"\1":\2', location)
+    ops = []
+    for op, loc in re.findall(r'= (torch\.aten\.[\w.]+) .* loc\((#loc\d*|".*?":\d+)', text):
+        if aliases.get(loc, loc) == wanted and op not in ops:
+            ops.append(op)
+    return ops
+
+
+def _source_line(location: str) -> str:
+    """The stripped text of `file:line` when the file is readable (the user's model source)."""
+    match = re.fullmatch(r'"?(.+?)"?:(\d+)', location)
+    if not match or not os.path.isfile(match.group(1)):
+        return ""
+    try:
+        lines = Path(match.group(1)).read_text(encoding="utf-8", errors="replace").splitlines()
+        return lines[int(match.group(2)) - 1].strip()
+    except (OSError, IndexError):
+        return ""
+
+
+def _write_reproducer(text: str, input_type: str, flags: list[str]) -> str:
+    directory = Path(tempfile.mkdtemp(prefix="strata-repro-"))
+    source = directory / "input.mlir"
+    source.write_text(text, encoding="utf-8")
+    args = ["iree-compile", str(source), f"--iree-input-type={input_type}", *flags, "-o", str(directory / "out.vmfb")]
+    return shlex.join(args)

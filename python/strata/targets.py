@@ -1,0 +1,175 @@
+"""Compilation targets, loaded from the declarative descriptions in `targets/*.toml`.
+
+A target file says which IREE flags select the target, which chips it knows (with aliases users
+type, like `a100` or `mi300x`), which tuned defaults strata adds over plain iree-compile (each
+with the benchmark figure that justifies it), and which instruction classes `--audit` counts in
+the per-dispatch code. Everything here is a frozen dataclass validated on load, so a typo in a
+target file is a one-line error naming the file and key, not a KeyError deep in a compile.
+"""
+
+import functools
+import re
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+
+from strata.errors import StrataError
+from strata.resources import TARGETS_DIR
+
+
+@dataclass(frozen=True)
+class Chip:
+    name: str
+    aliases: tuple[str, ...] = ()
+    flags: tuple[str, ...] = ()
+    # A complete `#hal.executable.target<...>` for chips IREE's own table does not know.
+    executable_target: str | None = None
+
+
+@dataclass(frozen=True)
+class TunedDefault:
+    """A flag set strata turns on by default, with the measurement that earned it its place."""
+
+    name: str
+    flags: tuple[str, ...]
+    benchmark: str
+    applies_to: str = "all"  # "all", or "conv" for defaults that only matter with convolutions
+
+
+@dataclass(frozen=True)
+class AuditClass:
+    """An instruction class counted by `--audit`; `matrix` marks the target's matrix instructions."""
+
+    name: str
+    pattern: re.Pattern
+    matrix: bool = False
+
+
+@dataclass(frozen=True)
+class Target:
+    name: str
+    description: str
+    runtime_device: str
+    flags: tuple[str, ...]
+    chip_flag: str
+    default_chip: str
+    chips: tuple[Chip, ...]
+    tuned: tuple[TunedDefault, ...]
+    audit_files: tuple[str, ...]
+    audit: tuple[AuditClass, ...]
+    source: Path
+
+    def chip(self, name: str | None) -> Chip:
+        """The chip called `name` (or one of its aliases); the target's default when None."""
+        wanted = (name or self.default_chip).lower()
+        for chip in self.chips:
+            if wanted == chip.name.lower() or wanted in (a.lower() for a in chip.aliases):
+                return chip
+        known = ", ".join(c.name for c in self.chips)
+        raise StrataError(f"unknown chip '{name}' for target '{self.name}' (known: {known})")
+
+
+def _require(table: dict, key: str, kind: type, where: str):
+    if key not in table:
+        raise StrataError(f"{where}: missing key '{key}'")
+    value = table[key]
+    if not isinstance(value, kind):
+        raise StrataError(f"{where}: '{key}' must be a {kind.__name__}, not {type(value).__name__}")
+    return value
+
+
+def _strings(table: dict, key: str, where: str) -> tuple[str, ...]:
+    values = table.get(key, [])
+    if not isinstance(values, list) or not all(isinstance(v, str) for v in values):
+        raise StrataError(f"{where}: '{key}' must be a list of strings")
+    return tuple(values)
+
+
+def _parse_target(path: Path) -> Target:
+    where = str(path)
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except tomllib.TOMLDecodeError as e:
+        raise StrataError(f"{where}: {e}") from None
+    name = _require(data, "name", str, where)
+    if name != path.stem:
+        raise StrataError(f"{where}: target name '{name}' differs from the file name '{path.stem}'")
+    chips = []
+    for chip_name, chip in _require(data, "chips", dict, where).items():
+        chip_where = f"{where}: chips.{chip_name}"
+        chips.append(
+            Chip(
+                chip_name,
+                _strings(chip, "aliases", chip_where),
+                _strings(chip, "flags", chip_where),
+                chip.get("executable_target"),
+            )
+        )
+    tuned = []
+    for index, entry in enumerate(data.get("tuned", [])):
+        entry_where = f"{where}: tuned[{index}]"
+        benchmark = _require(entry, "benchmark", str, entry_where)
+        if not benchmark.strip():
+            raise StrataError(f"{entry_where}: a tuned default needs the benchmark figure behind it")
+        applies_to = entry.get("applies_to", "all")
+        if applies_to not in ("all", "conv"):
+            raise StrataError(f"{entry_where}: applies_to must be 'all' or 'conv'")
+        tuned.append(
+            TunedDefault(
+                _require(entry, "name", str, entry_where),
+                _strings(entry, "flags", entry_where),
+                benchmark,
+                applies_to,
+            )
+        )
+    audit = []
+    for index, entry in enumerate(data.get("audit", [])):
+        entry_where = f"{where}: audit[{index}]"
+        try:
+            pattern = re.compile(_require(entry, "pattern", str, entry_where))
+        except re.error as e:
+            raise StrataError(f"{entry_where}: bad pattern: {e}") from None
+        audit.append(
+            AuditClass(_require(entry, "name", str, entry_where), pattern, bool(entry.get("matrix")))
+        )
+    target = Target(
+        name=name,
+        description=_require(data, "description", str, where),
+        runtime_device=_require(data, "runtime_device", str, where),
+        flags=_strings(data, "flags", where),
+        chip_flag=_require(data, "chip_flag", str, where),
+        default_chip=_require(data, "default_chip", str, where),
+        chips=tuple(chips),
+        tuned=tuple(tuned),
+        audit_files=_strings(data, "audit_files", where),
+        audit=tuple(audit),
+        source=path,
+    )
+    target.chip(target.default_chip)  # the default must be one of the listed chips
+    return target
+
+
+@functools.cache
+def all_targets() -> dict[str, Target]:
+    return {t.name: t for t in map(_parse_target, sorted(TARGETS_DIR.glob("*.toml")))}
+
+
+def get_target(name: str) -> Target:
+    targets = all_targets()
+    if name not in targets:
+        raise StrataError(f"unknown target '{name}' (known: {', '.join(targets)})")
+    return targets[name]
+
+
+def format_target_list() -> str:
+    """The text of `--list-targets`: each target with its chips and aliases, default first."""
+    lines = []
+    for target in all_targets().values():
+        lines.append(f"{target.name}: {target.description} (runs on --device={target.runtime_device})")
+        for chip in target.chips:
+            default = " (default)" if chip.name == target.default_chip else ""
+            aliases = f" aliases: {', '.join(chip.aliases)}" if chip.aliases else ""
+            lines.append(f"  {chip.name}{default}{aliases}")
+        for tuned in target.tuned:
+            lines.append(f"  tuned default '{tuned.name}': {tuned.benchmark}")
+    return "\n".join(lines)
