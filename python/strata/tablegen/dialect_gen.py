@@ -17,6 +17,7 @@ import pprint
 import subprocess
 from pathlib import Path
 
+from strata.dialects.constraints import UnknownPredicate, check_known
 from strata.errors import StrataError
 from strata.resources import DIALECTS_DIR, ROOT
 from strata.tablegen.records import dump_json, find_tool, include_args, resolve
@@ -89,7 +90,15 @@ def _constraint(records: dict, constraints: dict, ref) -> str:
             # The predicate is `isa<SpecializedAttr>`, whose classof is the predicate of the
             # underlying integer attribute class (signless iN with one of the cases' values).
             predicate = resolve(records, record["baseAttrClass"])["predicate"]
-        constraints[key] = {"summary": record["summary"], "predicate": _predicate(records, predicate)}
+        tree = _predicate(records, predicate)
+        try:
+            check_known(tree)
+        except UnknownPredicate as error:
+            raise StrataError(
+                f"constraint {key} ({record['summary']}) uses the C++ predicate '{error}', which "
+                "strata cannot check at run time: add its meaning to strata/dialects/constraints.py"
+            ) from None
+        constraints[key] = {"summary": record["summary"], "predicate": tree}
     return key
 
 
