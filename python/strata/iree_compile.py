@@ -93,6 +93,27 @@ def compile_ir(text: str, options: CompileOptions, *, input_type: str = "torch")
 _LOC_ERROR = re.compile(r'^(?P<loc>\S.*?):(?P<line>\d+):(?P<col>\d+): error: (?P<msg>.*)$', re.MULTILINE)
 
 
+def annotate_signature(module, func_name: str = "main") -> None:
+    """Stores `func_name`'s tensor types in the module's reflection metadata for the runtime."""
+    from torch_mlir import ir
+
+    from strata.torch_import import function_signature
+
+    inputs, outputs = function_signature(module, func_name)
+    with module.context:
+        for op in module.body.operations:
+            if op.operation.name == "func.func" and ir.StringAttr(op.attributes["sym_name"]).value == func_name:
+                op.attributes["iree.reflection"] = ir.DictAttr.get(
+                    {"strata.inputs": ir.StringAttr.get(",".join(inputs)), "strata.outputs": ir.StringAttr.get(",".join(outputs))}
+                )
+
+
+def compile_torch_module(module, options: CompileOptions) -> bytes:
+    """The vmfb of a torch-dialect module from `strata.torch_import`, signature included."""
+    annotate_signature(module)
+    return compile_ir(module.operation.get_asm(enable_debug_info=True), options, input_type="torch")
+
+
 def _compile_error(error, text: str, input_type: str, flags: list[str]) -> StrataError:
     """A one-line error: the first diagnostic, the user's source line, and a reproducer."""
     stderr = getattr(error, "stderr_text", None) or str(error)

@@ -1,0 +1,106 @@
+"""strata's Python API: `strata.compile(model, example_args, target=...)` and `strata.load(path)`.
+
+A compiled model is callable like the original (torch tensors or numpy arrays in, torch tensors
+out) and saves to a `.vmfb` that `strata.load` and `strata-run` read back. The IREE route is the
+default; `route="upstream"` hands the model to `strata.upstream` (upstream MLIR passes and the
+ExecutionEngine) with the same options.
+"""
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from strata.atomic_output import write_bytes_atomic
+from strata.errors import StrataError
+from strata.iree_compile import CompileOptions, compile_torch_module
+from strata.iree_runtime import LoadedModule
+from strata.targets import get_target
+from strata.torch_import import DynamicDim, import_torch
+
+ROUTES = ("iree", "upstream")
+
+
+def _to_numpy(value) -> np.ndarray:
+    import torch
+
+    if isinstance(value, torch.Tensor):
+        return value.detach().cpu().contiguous().numpy()
+    if isinstance(value, np.ndarray):
+        return value
+    raise StrataError(f"expected a torch tensor or numpy array, got {type(value).__name__}")
+
+
+@dataclass
+class CompiledModel:
+    """An IREE module loaded on a device, callable with the model's inputs."""
+
+    vmfb: bytes
+    device: str
+    parameters: tuple[Path, ...] = ()
+    function_name: str = "main"
+
+    def __post_init__(self):
+        self._module = LoadedModule(self.vmfb, self.device, self.parameters)
+        self._function = self._module.function(self.function_name)
+
+    @property
+    def inputs(self):
+        return self._function.inputs
+
+    def run_numpy(self, *arrays: np.ndarray) -> list[np.ndarray]:
+        return self._function(*arrays)
+
+    def __call__(self, *args):
+        import torch
+
+        results = [torch.from_numpy(r) for r in self._function(*map(_to_numpy, args))]
+        return results[0] if len(results) == 1 else tuple(results)
+
+    def save(self, path) -> None:
+        write_bytes_atomic(path, self.vmfb)
+
+
+def compile(
+    model,
+    example_args=(),
+    target: str = "llvm-cpu",
+    *,
+    route: str = "iree",
+    chip: str | None = None,
+    device: str | None = None,
+    dynamic_dims=(),
+    tuned: bool = True,
+    params=None,
+    **options,
+):
+    """Compile `model` (an `nn.Module` or `ExportedProgram`) for `target`; returns a callable.
+
+    `dynamic_dims` takes `DynamicDim`s or their `NAME=ARG:DIM` text; `params` names an `.irpa`
+    file to move the weights into (the compiled model then reads them from there).
+    """
+    if route == "upstream":
+        from strata import upstream
+
+        return upstream.compile(model, example_args, target=target, chip=chip, dynamic_dims=dynamic_dims, **options)
+    if route != "iree":
+        raise StrataError(f"unknown route '{route}' (known: {', '.join(ROUTES)})")
+    if options:
+        raise StrataError(f"unknown option(s) for the IREE route: {', '.join(sorted(options))}")
+    dims = [d if isinstance(d, DynamicDim) else DynamicDim.parse(d) for d in dynamic_dims]
+    compile_options = CompileOptions(
+        target=target, chip=chip, tuned=tuned, params=Path(params) if params else None
+    )
+    compile_options.resolved_target().chip(chip)  # fail on a bad target or chip before importing
+    module = import_torch(model, tuple(example_args), dims)
+    vmfb = compile_torch_module(module, compile_options)
+    runtime_device = device or get_target(target).runtime_device
+    return CompiledModel(vmfb, runtime_device, (Path(params),) if params else ())
+
+
+def load(path, device: str = "local-task", parameters=()) -> CompiledModel:
+    """A saved `.vmfb` (from `CompiledModel.save` or strata-compile) loaded on `device`."""
+    path = Path(path)
+    if not path.is_file():
+        raise StrataError(f"cannot read '{path}': no such file")
+    return CompiledModel(path.read_bytes(), device, tuple(Path(p) for p in parameters))

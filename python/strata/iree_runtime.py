@@ -1,0 +1,210 @@
+"""Load an IREE module and call its functions with numpy arrays, checking inputs first.
+
+Inputs are checked against the function's signature, which strata stores in the module's
+reflection metadata at compile time (`strata.inputs`/`strata.outputs`, in iree-run-module's
+`2x?x3xf32` spelling): a wrong shape or dtype is a `StrataError` naming the argument and the
+expected type. Modules built elsewhere have no such metadata and rely on IREE's own checks.
+
+On Vulkan drivers that import host memory (lavapipe here) buffers must be 4096-byte aligned and
+sized: numpy arrays fail to import and `DeviceArray.to_host()` fails on results. Inputs are
+therefore staged through page-aligned, page-padded host allocations and results are copied back
+with a device queue copy into such an allocation.
+"""
+
+import mmap
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from strata.errors import StrataError
+
+_DTYPES = {
+    "f16": np.float16, "f32": np.float32, "f64": np.float64,
+    "i1": np.bool_, "i8": np.int8, "i16": np.int16, "i32": np.int32, "i64": np.int64,
+    "ui8": np.uint8, "ui16": np.uint16, "ui32": np.uint32, "ui64": np.uint64,
+}  # fmt: skip
+_NAMES = {np.dtype(v): k for k, v in _DTYPES.items()}
+PAGE = 4096
+
+
+@dataclass(frozen=True)
+class TensorType:
+    """A tensor type as iree-run-module spells it: `2x?x3xf32` (`?` is a dynamic dimension)."""
+
+    shape: tuple[int | None, ...]
+    dtype: str
+
+    @classmethod
+    def parse(cls, text: str) -> "TensorType":
+        *dims, dtype = text.strip().split("x")
+        if dtype not in _DTYPES:
+            raise StrataError(f"unsupported element type '{dtype}' in '{text}' (supported: {', '.join(_DTYPES)})")
+        try:
+            return cls(tuple(None if d == "?" else int(d) for d in dims), dtype)
+        except ValueError:
+            raise StrataError(f"bad tensor type '{text}': expected e.g. 2x3xf32") from None
+
+    @classmethod
+    def of(cls, array: np.ndarray) -> "TensorType":
+        return cls(tuple(array.shape), dtype_name(array.dtype))
+
+    def __str__(self) -> str:
+        return "x".join([*("?" if d is None else str(d) for d in self.shape), self.dtype])
+
+    def accepts(self, other: "TensorType") -> bool:
+        return (
+            self.dtype == other.dtype
+            and len(self.shape) == len(other.shape)
+            and all(a is None or a == b for a, b in zip(self.shape, other.shape))
+        )
+
+    @property
+    def numpy_dtype(self) -> np.dtype:
+        return np.dtype(_DTYPES[self.dtype])
+
+
+def dtype_name(dtype) -> str:
+    try:
+        return _NAMES[np.dtype(dtype)]
+    except KeyError:
+        raise StrataError(f"unsupported array dtype {np.dtype(dtype)}") from None
+
+
+def _page_aligned(nbytes: int) -> np.ndarray:
+    """A zeroed uint8 array whose data is page aligned and a whole number of pages long."""
+    return np.frombuffer(mmap.mmap(-1, max(PAGE, -(-nbytes // PAGE) * PAGE)), dtype=np.uint8)
+
+
+def _element_type_dtypes() -> dict[int, np.dtype]:
+    from iree.runtime import HalElementType as T
+    from iree.runtime.array_interop import map_dtype_to_element_type
+
+    mapping = {int(map_dtype_to_element_type(np.dtype(d))): np.dtype(d) for d in _DTYPES.values()}
+    # Results carry signless integer types where numpy only has signed ones.
+    for element_type, dtype in ((T.INT_8, np.int8), (T.INT_16, np.int16), (T.INT_32, np.int32), (T.INT_64, np.int64)):
+        mapping.setdefault(int(element_type), np.dtype(dtype))
+    return mapping
+
+
+class Function:
+    """One exported function of a loaded module; call it with numpy arrays, get numpy arrays."""
+
+    def __init__(self, module: "LoadedModule", name: str):
+        import iree.runtime as rt
+
+        self._rt = rt
+        self._module = module
+        self.name = name
+        self._vm_function = module.vm_module.lookup_function(name)
+        if self._vm_function is None:
+            known = ", ".join(n for n in module.vm_module.function_names if not n.endswith("$async") and not n.startswith("__"))
+            raise StrataError(f"module has no function '{name}' (functions: {known})")
+        reflection = self._vm_function.reflection
+        self.inputs = tuple(map(TensorType.parse, filter(None, reflection.get("strata.inputs", "").split(","))))
+        self.outputs = tuple(map(TensorType.parse, filter(None, reflection.get("strata.outputs", "").split(","))))
+        self.has_signature = "strata.inputs" in reflection
+
+    def check_inputs(self, arrays) -> None:
+        if not self.has_signature:
+            return
+        if len(arrays) != len(self.inputs):
+            raise StrataError(f"function '{self.name}' takes {len(self.inputs)} inputs, got {len(arrays)}")
+        for index, (expected, array) in enumerate(zip(self.inputs, arrays)):
+            actual = TensorType.of(array)
+            if not expected.accepts(actual):
+                raise StrataError(f"function '{self.name}' input {index}: expected {expected}, got {actual}")
+
+    def __call__(self, *arrays) -> list[np.ndarray]:
+        rt = self._rt
+        arrays = [np.ascontiguousarray(a) for a in arrays]
+        self.check_inputs(arrays)
+        args = rt.VmVariantList(len(arrays))
+        staging: list[np.ndarray] = []  # host memory imported by the device lives until the call ends
+        for array in arrays:
+            args.push_ref(self._module.to_device(array, staging))
+        results = rt.VmVariantList(max(1, len(self.outputs)))
+        try:
+            self._module.context.invoke(self._vm_function, args, results)
+        except RuntimeError as e:
+            message = str(e).split("\n")[0]
+            raise StrataError(f"function '{self.name}' failed: {message}") from None
+        return [self._module.to_host(results.get_as_object(i, rt.HalBufferView)) for i in range(len(results))]
+
+
+class LoadedModule:
+    """A `.vmfb` loaded on one device, with its parameter archives (`.irpa`) if it has any."""
+
+    def __init__(self, vmfb: bytes | Path | str, device: str = "local-task", parameters=()):
+        import iree.runtime as rt
+
+        self._rt = rt
+        data = Path(vmfb).read_bytes() if isinstance(vmfb, (str, Path)) else vmfb
+        try:
+            self.config = rt.Config(device)
+        except (ValueError, RuntimeError) as e:
+            raise StrataError(f"cannot open device '{device}': {str(e).splitlines()[0]}") from None
+        self.device_name = device
+        self.device = self.config.device
+        instance = self.config.vm_instance
+        try:
+            self.vm_module = rt.VmModule.copy_buffer(instance, data)
+        except (ValueError, RuntimeError) as e:
+            raise StrataError(f"not a loadable IREE module: {str(e).splitlines()[0]}") from None
+        modules = [rt.create_hal_module(instance, self.device)]
+        if parameters:
+            index = rt.ParameterIndex()
+            for archive in parameters:
+                if not Path(archive).is_file():
+                    raise StrataError(f"cannot read parameter archive '{archive}': no such file")
+                index.load(str(archive))
+            modules.append(rt.create_io_parameters_module(instance, index.create_provider(scope="model")))
+        modules.append(self.vm_module)
+        try:
+            self.context = rt.VmContext(instance, modules=modules)
+        except RuntimeError as e:
+            raise StrataError(f"cannot load the module on '{device}': {str(e).splitlines()[0]}") from None
+        self._staged = device.split(":")[0] == "vulkan"
+        self._functions: dict[str, Function] = {}
+
+    def function(self, name: str = "main") -> Function:
+        if name not in self._functions:
+            self._functions[name] = Function(self, name)
+        return self._functions[name]
+
+    def to_device(self, array: np.ndarray, staging: list):
+        """A buffer view holding `array`; host memory the device imports is appended to `staging`."""
+        rt = self._rt
+        element_type = rt.array_interop.map_dtype_to_element_type(array.dtype)
+        if not self._staged:
+            return self.device.allocator.allocate_buffer_copy(
+                memory_type=rt.MemoryType.DEVICE_LOCAL,
+                allowed_usage=rt.BufferUsage.DEFAULT | rt.BufferUsage.MAPPING,
+                device=self.device,
+                buffer=array,
+                element_type=element_type,
+            )
+        host = _page_aligned(array.nbytes)
+        host[: array.nbytes] = array.reshape(-1).view(np.uint8)
+        staging.append(host)
+        buffer = self.device.allocator.import_host_allocation(
+            host, rt.MemoryType.HOST_LOCAL | rt.MemoryType.DEVICE_VISIBLE, rt.BufferUsage.DEFAULT
+        )
+        return rt.HalBufferView(buffer, array.shape, element_type)
+
+    def to_host(self, view) -> np.ndarray:
+        rt = self._rt
+        dtype = _element_type_dtypes().get(int(view.element_type))
+        if dtype is None:
+            raise StrataError(f"unsupported result element type 0x{int(view.element_type):x}")
+        shape = tuple(view.shape)
+        if not self._staged:
+            return view.map().asarray(shape, dtype).copy()
+        host = _page_aligned(view.byte_length)
+        target = self.device.allocator.import_host_allocation(
+            host, rt.MemoryType.HOST_LOCAL | rt.MemoryType.DEVICE_VISIBLE, rt.BufferUsage.DEFAULT
+        )
+        done = self.device.create_semaphore(0)
+        self.device.queue_copy(view.get_buffer(), target, [], [(done, 1)])
+        done.wait(1)
+        return host[: view.byte_length].view(dtype).reshape(shape).copy()
