@@ -6,6 +6,7 @@ drive it directly with an `OptOptions`.
 
 from __future__ import annotations
 
+import dataclasses
 import io
 import sys
 from dataclasses import dataclass
@@ -16,7 +17,7 @@ from strata import dialects
 from strata.atomic_output import atomic_write
 from strata.context import make_context
 from strata.crash_guard import Reporter
-from strata.diagnostics import DiagnosticCollector, print_diagnostics
+from strata.diagnostics import Diagnostic, DiagnosticCollector, print_diagnostics
 from strata.errors import StrataError
 from strata.opt import split_input, verify_diagnostics
 from strata.pass_pipeline import NestedPipeline, build_pass_manager
@@ -89,6 +90,7 @@ class OptDriver:
         collector = DiagnosticCollector(self.context)
         module = None
         with self.context, collector.collect():
+            self.reporter.report("stage", "parsing")
             try:
                 module = ir.Module.parse(data if chunk is None else chunk.text)
             except ir.MLIRError as e:
@@ -98,6 +100,7 @@ class OptDriver:
             if module is not None and options.pipeline is not None:
                 pm = build_pass_manager(options.pipeline, self.context)
                 self._configure(pm)
+                self.reporter.report("stage", "running pipeline")
                 try:
                     pm.run(module.operation)
                 except ir.MLIRError as e:
@@ -106,6 +109,9 @@ class OptDriver:
                 del pm  # prints the timing report, if asked for, before the output
         diagnostics = collector.take()
         if options.verify_diagnostics:
+            # mlir-opt turns off printing the op on diagnostics when verifying them; the bindings
+            # cannot, so drop those notes here.
+            diagnostics = [_without_op_dumps(d) for d in diagnostics]
             expectations, malformed = verify_diagnostics.parse_expectations(
                 chunk.text if chunk else "", options.display_name
             )
@@ -115,6 +121,7 @@ class OptDriver:
         else:
             print_diagnostics(diagnostics, options.display_name)
             ok = not any(d.severity == "error" for d in diagnostics)
+        self.reporter.report("stage", "printing")
         return ok, (self._render(module) if module is not None else None)
 
     def _configure(self, pm) -> None:
@@ -159,3 +166,8 @@ class OptDriver:
         with atomic_write(self.options.output, "wb") as f:
             self.reporter.report("temp", f.temp_path)
             f.write(payload)
+
+
+def _without_op_dumps(d: Diagnostic) -> Diagnostic:
+    notes = tuple(_without_op_dumps(n) for n in d.notes if not n.message.startswith("see current operation"))
+    return dataclasses.replace(d, notes=notes)

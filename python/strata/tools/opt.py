@@ -211,8 +211,10 @@ def report_crash(signal_name: str, context, input_name: str, data: bytes) -> int
     fd, repro = tempfile.mkstemp(prefix="strata-opt-repro-", suffix=".mlir")
     with os.fdopen(fd, "wb") as f:
         f.write(source)
-    stage = f" while running pipeline '{pipeline}'" if pipeline else " while parsing"
-    print(f"{PROG}: error: crashed ({signal_name}){stage} on {where}", file=sys.stderr)
+    stage = context.fields.get("stage", "starting")
+    if stage == "running pipeline":
+        stage += f" '{pipeline}'"
+    print(f"{PROG}: error: crashed ({signal_name}) while {stage} on {where}", file=sys.stderr)
     quoted = f" --pass-pipeline='{pipeline}'" if pipeline else ""
     print(f"{PROG}: note: reproduce with: {PROG}{quoted} {repro}", file=sys.stderr)
     return 1
