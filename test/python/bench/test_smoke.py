@@ -1,0 +1,55 @@
+"""One real, tiny strata-bench run through its entry point: the JSON it writes and the table it
+prints. A smoke test of the harness (one repetition), not a timed test: it asserts sanity of the
+numbers, never a speed."""
+
+import json
+import math
+
+import pytest
+
+from strata.bench.engines import ENGINES
+from strata.tools.bench import main
+
+
+@pytest.fixture(scope="module")
+def softmax_run(tmp_path_factory):
+    engines = [name for name in ("iree", "onnxruntime") if ENGINES[name].available()]
+    out = tmp_path_factory.mktemp("bench") / "softmax.json"
+    code = main(["--filter", "^softmax", "--engines", ",".join(engines), "--repeat", "2",
+                 "--warmup", "1", "--threads", "1", "--json", str(out)])
+    return code, json.loads(out.read_text()), ["eager"] + engines
+
+
+def test_exit_code_and_header(softmax_run):
+    code, document, _ = softmax_run
+    assert code == 0
+    assert document["schema"] == "strata-bench/1"
+    assert document["command"][0] == "strata-bench"
+    assert document["threads"] == 1 and document["repeat"] == 2 and document["warmup"] == 1
+    assert document["machine"]["packages"]["torch"]
+
+
+def test_every_engine_ran_with_sane_numbers(softmax_run):
+    _, document, engines = softmax_run
+    [case] = document["cases"]
+    assert case["case"].startswith("softmax") and case["kind"] == "kernel"
+    assert [r["engine"] for r in case["results"]] == engines
+    for r in case["results"]:
+        assert r["status"] == "ok", r
+        assert 0 < r["min_ms"] <= r["median_ms"] <= r["max_ms"] < 10_000
+        assert len(r["samples_ms"]) == 2
+        assert r["compile_s"] >= 0
+        assert r["max_abs_error"] < 1e-5  # softmax outputs lie in [0, 1]
+        assert math.isclose(r["vs_eager"], r["median_ms"] / case["results"][0]["median_ms"], rel_tol=1e-3)
+        if r["peak_rss_mib"] is not None:
+            assert 0 <= r["rss_growth_mib"] <= r["peak_rss_mib"]
+    assert case["results"][0]["vs_eager"] == 1.0
+
+
+def test_table_is_printed(softmax_run, capsys):
+    # The run happened in the fixture; a second, cheaper run checks the printed table.
+    assert main(["--filter", "^softmax", "--engines", "eager", "--repeat", "1", "--warmup", "0"]) == 0
+    table = capsys.readouterr().out
+    assert table.splitlines()[0].split()[:3] == ["case", "engine", "median"]
+    assert "softmax-8x512x512  eager" in table
+    assert "geomean latency ratio to eager" in table
