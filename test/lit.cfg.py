@@ -13,7 +13,7 @@ import lit.formats
 config.name = "strata"
 config.test_format = lit.formats.ShTest(execute_external=False)
 config.suffixes = [".mlir", ".py", ".test"]
-config.excludes = ["lit.cfg.py", "Inputs", "python", "fuzz", "conftest.py", "__pycache__"]
+config.excludes = ["lit.cfg.py", "Inputs", "python", "fuzz", "benchmarks", "conformance", "conftest.py", "__pycache__"]
 config.test_source_root = os.path.dirname(__file__)
 config.test_exec_root = os.path.join(config.test_source_root, "Output")
 
