@@ -9,7 +9,7 @@ attributes are declared `irdl.any` here: IRDL's C++ predicates are not checked a
 has no optional attributes, so `strata.dialects.verification` enforces those constraints instead.
 """
 
-from torch_mlir import ir
+from torch_mlir import ir, passmanager
 from torch_mlir.dialects import irdl
 
 from strata.dialects.specs import DIALECTS
@@ -41,7 +41,20 @@ def irdl_text() -> str:
     return "\n".join(out) + "\n"
 
 
+def _load_torch_conversion(context: ir.Context) -> None:
+    """Loads `torch_c`, whose casts connect strata ops (builtin tensors) to torch-dialect values.
+
+    torch-mlir's Python module registers only the torch dialect; `torch_c` is loaded as a
+    dependency of its conversion passes, so running one on an empty module loads it.
+    """
+    if not context.is_registered_operation("torch_c.to_builtin_tensor"):
+        passmanager.PassManager.parse("builtin.module(func.func(convert-torch-to-linalg))").run(
+            ir.Module.create().operation
+        )
+
+
 def load_dialects(context: ir.Context) -> None:
-    """Defines the `strata` and `probe` dialects in `context`."""
+    """Defines the `strata` and `probe` dialects in `context` (and loads `torch_c`)."""
     with context, ir.Location.unknown():
         irdl.load_dialects(ir.Module.parse(irdl_text()))
+        _load_torch_conversion(context)

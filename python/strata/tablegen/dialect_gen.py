@@ -136,6 +136,14 @@ def _trait(records: dict, ref, op_name: str):
     raise StrataError(f"{op_name}: trait {name} is not one strata enforces; add it to dialect_gen")
 
 
+def _is_pure(records: dict, ref) -> bool:
+    """Whether a trait makes the op free of memory effects (so an unused one may be erased)."""
+    record = resolve(records, ref)
+    if record["!name"] in ("Pure", "NoMemoryEffect"):
+        return True
+    return "TraitList" in record["!superclasses"] and any(_is_pure(records, t) for t in record["traits"])
+
+
 def _dag_args(dag: dict) -> list[tuple]:
     return [(arg, name) for arg, name in dag["args"]]
 
@@ -175,6 +183,7 @@ def collect_dialect(td_file: Path) -> dict:
             "attributes": attributes,
             "traits": [t for ref in record["traits"] for t in _trait(records, ref, op_name)],
             "has_verifier": bool(record["hasVerifier"]),
+            "pure": any(_is_pure(records, ref) for ref in record["traits"]),
         }
     return {
         "name": dialect["name"],

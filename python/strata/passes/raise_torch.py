@@ -1,0 +1,457 @@
+"""strata-raise-torch: torch-dialect subgraphs -> strata ops (declared in passes/raise_torch.td).
+
+Each pattern recognizes one operator in one spelling and is written as a `torch_match` tree.
+Patterns run in two rounds: first the operators built from torch ops only (softmax, RMSNorm,
+SiLU, GELU, linear layers), then those that contain raised ops (attention contains a softmax; an
+RMSNorm weight multiplies a raised RMSNorm; a fused activation follows a raised linear).
+"""
+
+from torch_mlir import ir, rewrite
+
+from strata.dialects import strata as S
+from strata.dialects.verification import op_errors
+from strata.torch_bridge import builtin_float_type, erase_dead_values, from_builtin, shape, to_builtin
+from strata.torch_match import ANY, AnyOf, Const, Op, Var, is_int_list, match_op
+
+
+def _raise(rewriter, root: ir.Operation, build) -> bool:
+    """Replaces `root` by the strata op `build(cast)` makes; False (= success) if it verified.
+
+    `build` receives `cast(torch_value) -> builtin value` and returns the strata op. If the op
+    does not verify, everything created is erased and the match fails.
+    """
+    root = root.operation if isinstance(root, ir.OpView) else root
+    if not list(root.results[0].uses):
+        return True  # dead: a larger pattern already replaced its user
+    result_type = root.results[0].type
+    if builtin_float_type(result_type) is None:
+        return True
+    loc, ip = root.location, rewriter.ip
+    casts = []
+
+    def cast(value: ir.Value) -> ir.Value:
+        if isinstance(value.type, ir.RankedTensorType):
+            return value  # already a builtin tensor (a raised op's operand)
+        builtin = to_builtin(value, loc=loc, ip=ip)
+        if _strata_op(builtin).name == "torch_c.to_builtin_tensor":
+            casts.append(_strata_op(builtin))
+        return builtin
+
+    with loc, ip:
+        new_op = build(cast).operation
+    if op_errors(new_op):
+        rewriter.erase_op(new_op)
+        for created in reversed(casts):
+            rewriter.erase_op(created)
+        return True
+    rewriter.replace_op(root, [from_builtin(new_op.results[0], result_type, loc=loc, ip=ip)])
+    return False
+
+
+def _raised(name: str, *operands, bind: str) -> Op:
+    """A torch value produced by the strata op `name` (bound to `bind`) through the casts."""
+    return Op(
+        "torch_c.from_builtin_tensor",
+        Op(name, *[Op("torch_c.to_builtin_tensor", o) for o in operands], prefix=True, bind=bind),
+    )
+
+
+def _has_one_use(value: ir.Value) -> bool:
+    return len(list(value.uses)) == 1
+
+
+def _strata_op(value: ir.Value) -> ir.Operation:
+    owner = value.owner
+    return owner.operation if isinstance(owner, ir.OpView) else owner
+
+
+# --- softmax -------------------------------------------------------------------------------
+
+SOFTMAX_ATEN = AnyOf(
+    Op("torch.aten.softmax.int", Var("x"), Const(bind="dim"), Const(None)),
+    Op("torch.aten._softmax", Var("x"), Const(bind="dim"), Const(False)),
+)
+
+
+def raise_softmax(op, rewriter):
+    found = match_op(SOFTMAX_ATEN, op)
+    if found is None:
+        return True
+    return _raise(rewriter, op, lambda cast: S.SoftmaxOp(cast(found["x"]), found["dim"]))
+
+
+_ROW_MAX = AnyOf(
+    Op("torch.aten.max.dim", Var("x"), Const(bind="dim"), Const(True), result=0),
+    Op("torch.aten.amax", Var("x"), Const(bind="dims"), Const(True)),
+)
+SOFTMAX_DECOMPOSED = Op(
+    "torch.aten.div.Tensor",
+    Op("torch.aten.exp", Op("torch.aten.sub.Tensor", Var("x"), _ROW_MAX, Const(1.0)), bind="e"),
+    Op("torch.aten.sum.dim_IntList", Var("e"), Const(bind="sum_dims"), Const(True), Const(None)),
+)
+
+
+def raise_softmax_decomposed(op, rewriter):
+    """exp(x - max(x, d)) / sum(exp(x - max(x, d)), d) with the same d in max and sum."""
+    found = match_op(SOFTMAX_DECOMPOSED, op)
+    if found is None:
+        return True
+    dim = found.get("dim", (found.get("dims") or [None])[0])
+    if found["sum_dims"] != [dim] or found.get("dims", [dim]) != [dim]:
+        return True
+    return _raise(rewriter, op, lambda cast: S.SoftmaxOp(cast(found["x"]), dim))
+
+
+# --- RMSNorm -------------------------------------------------------------------------------
+
+_SQUARE = AnyOf(
+    Op("torch.aten.pow.Tensor_Scalar", Var("x"), Const(2)),
+    Op("torch.aten.mul.Tensor", Var("x"), Var("x")),
+)
+_MEAN_SQUARE = AnyOf(
+    Op("torch.aten.mean.dim", _SQUARE, Const(bind="dims"), Const(True), Const(None)),
+    Op(
+        "torch.aten.div.Scalar",
+        Op("torch.aten.sum.dim_IntList", _SQUARE, Const(bind="dims"), Const(True), Const(None)),
+        Const(bind="count"),
+    ),
+)
+RMS_NORM = Op(
+    "torch.aten.mul.Tensor",
+    Var("x"),
+    Op("torch.aten.rsqrt", Op("torch.aten.add.Scalar", _MEAN_SQUARE, Const(bind="eps"), Const(1))),
+    commutative=True,
+)
+
+
+def raise_rms_norm(op, rewriter):
+    """x * rsqrt(mean(x^2, -1) + eps), the mean over the last dim (or sum / size)."""
+    found = match_op(RMS_NORM, op)
+    if found is None or shape(found["x"]) is None:
+        return True
+    x_shape = shape(found["x"])
+    if found["dims"] not in ([-1], [len(x_shape) - 1]) or found.get("count", x_shape[-1]) != x_shape[-1]:
+        return True
+    if not isinstance(found["eps"], float) or found["eps"] <= 0:
+        return True
+    return _raise(rewriter, op, lambda cast: S.RmsNormOp(cast(found["x"]), [x_shape[-1]], found["eps"], results=[cast(found["x"]).type]))
+
+
+RMS_NORM_TIMES_WEIGHT = Op(
+    "torch.aten.mul.Tensor", _raised("strata.rms_norm", Var("x"), bind="norm"), Var("w"), commutative=True
+)
+
+
+def fold_rms_norm_weight(op, rewriter):
+    """rms_norm(x) * w with a 1-D w over the normalized dim -> rms_norm(x, weight=w)."""
+    found = match_op(RMS_NORM_TIMES_WEIGHT, op)
+    if found is None:
+        return True
+    norm = _strata_op(found["norm"])
+    if len(norm.operands) != 1 or not _has_one_use(norm.results[0]):
+        return True
+    attrs = norm.attributes
+    return _raise(
+        rewriter,
+        op,
+        lambda cast: S.RmsNormOp(
+            cast(found["x"]), attrs["normalized_shape"], attrs["eps"], weight=cast(found["w"]),
+            results=[cast(found["x"]).type],
+        ),
+    )
+
+
+# --- layer norm ----------------------------------------------------------------------------
+
+LAYER_NORM_ATEN = Op(
+    "torch.aten.layer_norm", Var("x"), Const(bind="shape"), Var("w"), Var("b"), Const(bind="eps"), Const(bind="cudnn")
+)
+
+
+def raise_layer_norm(op, rewriter):
+    found = match_op(LAYER_NORM_ATEN, op)
+    if found is None:
+        return True
+    optional = {}
+    for name in ("w", "b"):
+        if not _is_none(found[name]):
+            optional["weight" if name == "w" else "bias"] = found[name]
+    return _raise(
+        rewriter,
+        op,
+        lambda cast: S.LayerNormOp(
+            cast(found["x"]), found["shape"], found["eps"], results=[cast(found["x"]).type],
+            **{k: cast(v) for k, v in optional.items()},
+        ),
+    )
+
+
+def _is_none(value: ir.Value) -> bool:
+    owner = value.owner
+    return isinstance(owner, ir.OpView) and owner.operation.name == "torch.constant.none"
+
+
+# --- activations ---------------------------------------------------------------------------
+
+SILU = AnyOf(
+    Op("torch.aten.silu", Var("x")),
+    Op("torch.aten.mul.Tensor", Var("x"), Op("torch.aten.sigmoid", Var("x")), commutative=True),
+)
+
+
+def raise_silu(op, rewriter):
+    """silu(x) and x * sigmoid(x)."""
+    found = match_op(SILU, op)
+    if found is None:
+        return True
+    return _raise(rewriter, op, lambda cast: S.SiluOp(cast(found["x"])))
+
+
+GELU_ATEN = Op("torch.aten.gelu", Var("x"), Const(lambda v: v in ("none", "tanh"), bind="approximate"))
+
+
+def raise_gelu(op, rewriter):
+    found = match_op(GELU_ATEN, op)
+    if found is None:
+        return True
+    approximation = S.GeluApproximation.Tanh if found["approximate"] == "tanh" else S.GeluApproximation.None_
+    return _raise(rewriter, op, lambda cast: S.GeluOp(cast(found["x"]), approximation))
+
+
+_SQRT_2_OVER_PI = 0.7978845608028654
+_CUBE = AnyOf(
+    Op("torch.aten.pow.Tensor_Scalar", Var("x"), Const(3)),
+    Op("torch.aten.mul.Tensor", Op("torch.aten.mul.Tensor", Var("x"), Var("x")), Var("x"), commutative=True),
+)
+_INNER = Op(
+    "torch.aten.add.Tensor",
+    Var("x"),
+    Op("torch.aten.mul.Scalar", _CUBE, Const(0.044715)),
+    Const(1),
+    commutative=True,
+)
+_ONE_PLUS_TANH = Op(
+    "torch.aten.add.Scalar",
+    Op("torch.aten.tanh", Op("torch.aten.mul.Scalar", _INNER, Const(_SQRT_2_OVER_PI))),
+    Const(1.0),
+    Const(1),
+)
+GELU_TANH_WRITTEN_OUT = AnyOf(
+    Op("torch.aten.mul.Tensor", Op("torch.aten.mul.Scalar", Var("x"), Const(0.5)), _ONE_PLUS_TANH, commutative=True),
+    Op("torch.aten.mul.Scalar", Op("torch.aten.mul.Tensor", Var("x"), _ONE_PLUS_TANH, commutative=True), Const(0.5)),
+)
+
+
+def raise_gelu_tanh_written_out(op, rewriter):
+    """0.5 * x * (1 + tanh(sqrt(2/pi) * (x + 0.044715 * x^3)))."""
+    found = match_op(GELU_TANH_WRITTEN_OUT, op)
+    if found is None:
+        return True
+    return _raise(rewriter, op, lambda cast: S.GeluOp(cast(found["x"]), S.GeluApproximation.Tanh))
+
+
+# --- linear layers -------------------------------------------------------------------------
+
+_WEIGHT_T = AnyOf(
+    Op("torch.aten.permute", Var("w"), Const([1, 0])),
+    Op("torch.aten.t", Var("w")),
+    Op("torch.aten.transpose.int", Var("w"), Const(lambda v: v in (0, -2)), Const(lambda v: v in (1, -1))),
+)
+LINEAR = AnyOf(
+    Op("torch.aten.linear", Var("x"), Var("w"), Var("b")),
+    Op("torch.aten.view", Op("torch.aten.mm", Op("torch.aten.view", Var("x"), ANY), _WEIGHT_T), ANY),
+    Op(
+        "torch.aten.view",
+        Op("torch.aten.addmm", Var("b"), Op("torch.aten.view", Var("x"), ANY), _WEIGHT_T, Const(1), Const(1)),
+        ANY,
+    ),
+    Op("torch.aten.mm", Var("x"), _WEIGHT_T),
+    Op("torch.aten.addmm", Var("b"), Var("x"), _WEIGHT_T, Const(1), Const(1)),
+)
+
+
+def raise_linear(op, rewriter):
+    """x @ w^T (+ b) as aten.linear, or mm/addmm with a transposed weight, flattened by views."""
+    found = match_op(LINEAR, op)
+    if found is None:
+        return True
+    x_shape, out_shape = shape(found["x"]), shape(op.results[0])
+    if x_shape is None or out_shape is None or x_shape[:-1] != out_shape[:-1]:
+        return True  # the views must only flatten and restore the leading dims
+    bias = found.get("b")
+    bias = None if bias is None or _is_none(bias) else bias
+    out_type = builtin_float_type(op.results[0].type)
+    return _raise(
+        rewriter,
+        op,
+        lambda cast: S.LinearOp(
+            out_type, cast(found["x"]), cast(found["w"]), S.Activation.None_,
+            bias=cast(bias) if bias is not None else None,
+        ),
+    )
+
+
+_LINEAR = Op("strata.linear", ANY, prefix=True, bind="linear")
+_LINEAR_BUILTIN = AnyOf(
+    _LINEAR, Op("torch_c.to_builtin_tensor", Op("torch_c.from_builtin_tensor", _LINEAR))
+)
+LINEAR_THEN_ACTIVATION = AnyOf(
+    Op("torch_c.from_builtin_tensor", Op("strata.silu", _LINEAR_BUILTIN, bind="act")),
+    Op("torch_c.from_builtin_tensor", Op("strata.gelu", _LINEAR_BUILTIN, bind="act")),
+    Op("torch.aten.relu", Op("torch_c.from_builtin_tensor", _LINEAR)),
+)
+
+
+def fuse_linear_activation(op, rewriter):
+    """activation(linear(x)) -> linear(x) with the activation fused (option fuse-activations)."""
+    found = match_op(LINEAR_THEN_ACTIVATION, op)
+    if found is None:
+        return True
+    linear = _strata_op(found["linear"])
+    if linear.attributes["activation"].value != int(S.Activation.None_) or not _has_one_use(linear.results[0]):
+        return True
+    if "act" in found:
+        act = _strata_op(found["act"])
+        if act.name == "strata.silu":
+            activation = S.Activation.Silu
+        elif act.attributes["approximation"].value == int(S.GeluApproximation.Tanh):
+            activation = S.Activation.GeluTanh
+        else:
+            activation = S.Activation.Gelu
+    else:
+        activation = S.Activation.Relu
+    operands = list(linear.operands)
+    out_type = linear.results[0].type
+    return _raise(
+        rewriter,
+        op,
+        lambda cast: S.LinearOp(out_type, operands[0], operands[1], activation, bias=operands[2] if len(operands) > 2 else None),
+    )
+
+
+# --- attention -----------------------------------------------------------------------------
+
+_KEY_T = AnyOf(
+    Op("torch.aten.permute", Var("k"), Const([0, 1, 3, 2])),
+    Op("torch.aten.transpose.int", Var("k"), Const(lambda v: v in (-2, 2)), Const(lambda v: v in (-1, 3))),
+    Op("torch.aten.transpose.int", Var("k"), Const(lambda v: v in (-1, 3)), Const(lambda v: v in (-2, 2))),
+)
+_SCORES = AnyOf(
+    Op("torch.aten.matmul", Var("q"), _KEY_T),
+    Op("torch.aten.view", Op("torch.aten.bmm", Op("torch.aten.view", Var("q"), ANY), Op("torch.aten.view", _KEY_T, ANY)), ANY),
+)
+_SCALED = AnyOf(
+    Op("torch.aten.mul.Scalar", _SCORES, Const(lambda v: isinstance(v, (int, float)), bind="scale")),
+    Op("torch.aten.div.Scalar", _SCORES, Const(lambda v: isinstance(v, (int, float)) and v != 0, bind="divisor")),
+    _SCORES,
+)
+_MASKED = AnyOf(Op("torch.aten.add.Tensor", _SCALED, Var("mask"), Const(1)), _SCALED)
+_PROBS = _raised("strata.softmax", _MASKED, bind="softmax")
+ATTENTION = AnyOf(
+    Op("torch.aten.matmul", _PROBS, Var("v")),
+    Op("torch.aten.view", Op("torch.aten.bmm", Op("torch.aten.view", _PROBS, ANY), Op("torch.aten.view", Var("v"), ANY)), ANY),
+)
+
+
+def raise_attention(op, rewriter):
+    """softmax(q @ k^T * scale + mask, dim=-1) @ v on [batch, heads, seq, head_dim] tensors."""
+    found = match_op(ATTENTION, op)
+    if found is None:
+        return True
+    q, k, v = (shape(found[n]) for n in ("q", "k", "v"))
+    softmax = _strata_op(found["softmax"])
+    if any(s is None or len(s) != 4 for s in (q, k, v)) or softmax.attributes["dim"].value not in (-1, 3):
+        return True
+    if not _has_one_use(softmax.results[0]):
+        return True
+    scale = float(found.get("scale", 1.0 / found.get("divisor", 1.0)))
+    if scale <= 0:
+        return True
+    mask = found.get("mask")
+    out_type = builtin_float_type(op.results[0].type)
+    return _raise(
+        rewriter,
+        op,
+        lambda cast: S.AttentionOp(
+            out_type, cast(found["q"]), cast(found["k"]), cast(found["v"]),
+            ir.FloatAttr.get(ir.F64Type.get(), scale), ir.BoolAttr.get(False),
+            mask=cast(mask) if mask is not None else None,
+        ),
+    )
+
+
+SDPA = Op(
+    "torch.aten.scaled_dot_product_attention",
+    Var("q"), Var("k"), Var("v"), Var("mask"), Const(0.0), Const(bind="is_causal"), Const(bind="scale"),
+    prefix=True,
+)
+
+
+def raise_sdpa(op, rewriter):
+    """aten.scaled_dot_product_attention without dropout (scale defaults to 1/sqrt(E))."""
+    found = match_op(SDPA, op)
+    if found is None or len(list(op.operands)) > 8:
+        return True
+    q = shape(found["q"])
+    if q is None or len(q) != 4:
+        return True
+    scale = found["scale"] if found["scale"] is not None else q[3] ** -0.5
+    mask = None if _is_none(found["mask"]) else found["mask"]
+    out_type = builtin_float_type(op.results[0].type)
+    return _raise(
+        rewriter,
+        op,
+        lambda cast: S.AttentionOp(
+            out_type, cast(found["q"]), cast(found["k"]), cast(found["v"]),
+            ir.FloatAttr.get(ir.F64Type.get(), float(scale)), ir.BoolAttr.get(bool(found["is_causal"])),
+            mask=cast(mask) if mask is not None else None,
+        ),
+    )
+
+
+# --- the pass ------------------------------------------------------------------------------
+
+FIRST_ROUND = [
+    ("torch.aten.softmax.int", raise_softmax),
+    ("torch.aten._softmax", raise_softmax),
+    ("torch.aten.div.Tensor", raise_softmax_decomposed),
+    ("torch.aten.mul.Tensor", raise_rms_norm),
+    ("torch.aten.layer_norm", raise_layer_norm),
+    ("torch.aten.silu", raise_silu),
+    ("torch.aten.mul.Tensor", raise_silu),
+    ("torch.aten.gelu", raise_gelu),
+    ("torch.aten.mul.Tensor", raise_gelu_tanh_written_out),
+    ("torch.aten.mul.Scalar", raise_gelu_tanh_written_out),
+    ("torch.aten.scaled_dot_product_attention", raise_sdpa),
+]
+SECOND_ROUND = [
+    ("torch.aten.mul.Tensor", fold_rms_norm_weight),
+    ("torch.aten.matmul", raise_attention),
+    ("torch.aten.view", raise_attention),
+]
+LINEAR_ROUND = [
+    ("torch.aten.linear", raise_linear),
+    ("torch.aten.view", raise_linear),
+    ("torch.aten.mm", raise_linear),
+    ("torch.aten.addmm", raise_linear),
+]
+FUSION_ROUND = [
+    ("torch_c.from_builtin_tensor", fuse_linear_activation),
+    ("torch.aten.relu", fuse_linear_activation),
+]
+
+
+def _apply(op: ir.Operation, patterns) -> None:
+    patterns_set = rewrite.RewritePatternSet()
+    for root, fn in patterns:
+        patterns_set.add(root, fn)
+    rewrite.apply_patterns_and_fold_greedily(op, patterns_set.freeze())
+
+
+def run(op: ir.Operation, options) -> None:
+    _apply(op, FIRST_ROUND)
+    _apply(op, SECOND_ROUND)
+    _apply(op, LINEAR_ROUND)
+    if options.fuse_activations:
+        _apply(op, FUSION_ROUND)
+    erase_dead_values(op)
