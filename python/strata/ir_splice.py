@@ -1,0 +1,32 @@
+"""Splices the body of a function written as MLIR text in place of an op.
+
+strata writes lowerings as text (`strata.linalg_lowerings`): readable, and checked by MLIR's own
+parser. `splice(text, op, rewriter)` parses the text's `@lowered` function in `op`'s context,
+clones its body before `op` with the function's arguments replaced by `op`'s operands, and
+replaces `op` with the returned value. Nested regions must be self-contained (use no value
+defined outside them), which the lowerings guarantee.
+"""
+
+from torch_mlir import ir
+
+
+def splice(text: str, op: ir.Operation, rewriter) -> None:
+    op = op.operation if isinstance(op, ir.OpView) else op
+    with op.context, op.location:
+        module = ir.Module.parse(text)
+    block = module.body.operations[0].regions[0].blocks[0]
+    mapping = {arg: operand for arg, operand in zip(block.arguments, op.operands)}
+    replacement = None
+    for inner in block.operations:
+        inner = inner.operation
+        if inner.name == "func.return":
+            replacement = [mapping[v] for v in inner.operands]
+            break
+        clone = inner.clone(ip=rewriter.ip).operation
+        for old in list(clone.operands):
+            if old in mapping:
+                clone.replace_uses_of_with(old, mapping[old])
+        for old, new in zip(inner.results, clone.results):
+            mapping[old] = new
+        # Cloned ops take the replaced op's location, so errors point at the strata op.
+    rewriter.replace_op(op, replacement)
