@@ -192,42 +192,53 @@ def _python_pass(info: passes.PassInfo, options, path: tuple[str, ...]):
 def build_pass_manager(pipeline: NestedPipeline, context: ir.Context) -> passmanager.PassManager:
     """A pass manager running `pipeline`; raises StrataError for unknown passes and bad options."""
     with context:
-        pm = passmanager.PassManager(pipeline.op_name)
-        pending: list = []
-        pending_path: tuple[str, ...] = ()
+        return _PassManagerBuilder(pipeline.op_name).build(pipeline.elements)
 
-        def flush():
-            if not pending:
-                return
-            text = _nest_text(pending_path, pending)
-            native: list[str] = []
-            try:
-                with _native_stderr_captured(native):
-                    pm.add(text)
-            except ValueError as e:
-                raise StrataError(_pipeline_error(text, str(e), native[0] if native else "")) from None
-            pending.clear()
 
-        def walk(elements, path):
-            nonlocal pending_path
-            for element in elements:
-                if isinstance(element, NestedPipeline):
-                    walk(element.elements, path + (element.op_name,))
-                    continue
-                info = passes.lookup(element.name)
-                if info is None:
-                    if pending and pending_path != path:
-                        flush()
-                    pending_path = path
-                    pending.append(element)
-                    continue
-                flush()
-                options = info.parse_options(element.options)
-                pm.add(_python_pass(info, options, path), name=info.argument, argument=info.argument)
+class _PassManagerBuilder:
+    """Adds pipeline elements to one pass manager, batching consecutive upstream passes.
 
-        walk(pipeline.elements, ())
-        flush()
-    return pm
+    A class rather than nested closures: a recursive closure would form a reference cycle that
+    keeps the pass manager (and its timing report) alive until the garbage collector runs.
+    """
+
+    def __init__(self, op_name: str):
+        self.pm = passmanager.PassManager(op_name)
+        self.pending: list[PassElement] = []
+        self.pending_path: tuple[str, ...] = ()
+
+    def build(self, elements) -> passmanager.PassManager:
+        self._walk(elements, ())
+        self._flush()
+        return self.pm
+
+    def _walk(self, elements, path: tuple[str, ...]) -> None:
+        for element in elements:
+            if isinstance(element, NestedPipeline):
+                self._walk(element.elements, path + (element.op_name,))
+                continue
+            info = passes.lookup(element.name)
+            if info is None:
+                if self.pending and self.pending_path != path:
+                    self._flush()
+                self.pending_path = path
+                self.pending.append(element)
+                continue
+            self._flush()
+            options = info.parse_options(element.options)
+            self.pm.add(_python_pass(info, options, path), name=info.argument, argument=info.argument)
+
+    def _flush(self) -> None:
+        if not self.pending:
+            return
+        text = _nest_text(self.pending_path, self.pending)
+        native: list[str] = []
+        try:
+            with _native_stderr_captured(native):
+                self.pm.add(text)
+        except ValueError as e:
+            raise StrataError(_pipeline_error(text, str(e), native[0] if native else "")) from None
+        self.pending.clear()
 
 
 def _pipeline_error(text: str, message: str, native: str) -> str:

@@ -88,7 +88,7 @@ class OptDriver:
     def _process(self, chunk, data: bytes):
         options = self.options
         collector = DiagnosticCollector(self.context)
-        module = None
+        module = pm = None
         with self.context, collector.collect():
             self.reporter.report("stage", "parsing")
             try:
@@ -106,7 +106,7 @@ class OptDriver:
                 except ir.MLIRError as e:
                     collector.add_error(e)
                     module = None
-                del pm  # prints the timing report, if asked for, before the output
+        del pm  # prints the timing report, if asked for; only outside the context's scope
         diagnostics = collector.take()
         if options.verify_diagnostics:
             # mlir-opt turns off printing the op on diagnostics when verifying them; the bindings
@@ -129,7 +129,8 @@ class OptDriver:
         if o.print_ir_before_all or o.print_ir_after_all or o.print_ir_after_change or o.print_ir_after_failure:
             pm.enable_ir_printing(
                 print_before_all=o.print_ir_before_all,
-                print_after_all=o.print_ir_after_all,
+                # As in mlir-opt, after-failure alone prints after every pass that fails.
+                print_after_all=o.print_ir_after_all or o.print_ir_after_failure,
                 print_module_scope=o.print_ir_module_scope,
                 print_after_change=o.print_ir_after_change,
                 print_after_failure=o.print_ir_after_failure,

@@ -53,7 +53,7 @@ OPTIONS:
   --mlir-print-local-scope         Print with local scope
   --mlir-print-ir-before-all       Print IR before each pass
   --mlir-print-ir-after-all        Print IR after each pass
-  --mlir-print-ir-after-change     Print IR after each pass that changed it
+  --mlir-print-ir-after-change     With --mlir-print-ir-after-all: only when the pass changed the IR
   --mlir-print-ir-after-failure    Print IR after a pass fails
   --mlir-print-ir-module-scope     Print the whole module when printing IR around passes
   --mlir-timing                    Report pass timing
