@@ -1,8 +1,9 @@
 """The engines strata-bench compares, each turning (PyTorch module, example inputs) into a call.
 
-Every engine's `prepare` does all the work a deployment does once (export, compile, load, place the
-inputs where the engine reads them) and returns a call that runs the model and brings the outputs
-back as host numpy arrays; the runner times that call. Engines of one `family` are variants of the
+Every engine's `prepare` does all the work a deployment does once (export, compile, load) and
+returns the call a user of that engine makes: host tensors or arrays in, host arrays out (the IREE
+engines copy inputs to the device and results back inside the call, eager and ONNX Runtime read
+host memory directly); the runner times that call. Engines of one `family` are variants of the
 same compiler; a "peer" of an engine is an engine of another family.
 
 - eager: the module under `torch.no_grad()` in eval mode.
@@ -11,9 +12,9 @@ same compiler; a "peer" of an engine is an engine of another family.
 - onnxruntime: `torch.onnx.export(dynamo=True)` then an ORT CPU session with the same threads.
 - iree: what an iree-turbine user gets: Torch-MLIR's FX importer to the torch dialect, then
   `iree-compile` with default flags for the host CPU, run on IREE's local-task driver.
-- strata / strata-noraise: `strata.api.compile` for llvm-cpu with its tuned defaults, with and
-  without raising hand-written attention (only on cases tagged "raising").
-- upstream: strata's upstream-MLIR CPU route, where it compiles the case.
+- strata: `strata.compile` for llvm-cpu with its tuned target defaults (`targets/llvm-cpu.toml`).
+- upstream: `strata.compile(route="upstream")`, strata's upstream-MLIR CPU route, where it
+  compiles the case.
 - numpy: the case's numpy implementation (BLAS), for kernels that have one.
 """
 
@@ -143,30 +144,47 @@ def iree_config(threads: int):
     return rt.Config("local-task")
 
 
-def iree_call(vmfb: bytes, args, threads: int, function: str = "main"):
-    """Loads a compiled IREE module and returns a call on device-resident copies of `args`."""
-    import iree.runtime as rt
-
-    config = iree_config(threads)
-    context = rt.SystemContext(config=config)
-    context.add_vm_module(rt.VmModule.copy_buffer(config.vm_instance, vmfb))
-    entry = context.modules.module[function]
-    device_args = [rt.asdevicearray(config.device, a.numpy()) for a in args]
-
-    def run():
-        return to_numpy_list(entry(*device_args))
-
-    return run
-
-
 def _iree(case, model, args, threads):
     import iree.compiler
+    import iree.runtime as rt
     from torch_mlir import fx
 
     with _quiet():
         torch_ir = fx.export_and_import(model, *args, output_type="torch")
     vmfb = iree.compiler.compile_str(str(torch_ir), input_type="torch", extra_args=list(IREE_HOST_FLAGS))
-    return iree_call(vmfb, args, threads)
+    config = iree_config(threads)
+    context = rt.SystemContext(config=config)
+    context.add_vm_module(rt.VmModule.copy_buffer(config.vm_instance, vmfb))
+    entry = context.modules.module["main"]
+    arrays = [a.numpy() for a in args]
+
+    def run():
+        return to_numpy_list(entry(*arrays))
+
+    return run
+
+
+def _strata(case, model, args, threads):
+    import strata.api
+
+    compiled = strata.api.compile(model, args, target="llvm-cpu")
+    arrays = [a.numpy() for a in args]
+
+    def run():
+        return compiled.run_numpy(*arrays)
+
+    return run
+
+
+def _upstream(case, model, args, threads):
+    import strata.api
+
+    compiled = strata.api.compile(model, args, target="llvm-cpu", route="upstream")
+
+    def run():
+        return to_numpy_list(compiled(*args))
+
+    return run
 
 
 def _numpy(case, model, args, threads):
@@ -185,6 +203,8 @@ ENGINES: dict[str, Engine] = {
         Engine("inductor", "torch-inductor", _inductor),
         Engine("onnxruntime", "onnxruntime", _onnxruntime, requires=("onnxruntime", "onnx", "onnxscript")),
         Engine("iree", "iree", _iree),
+        Engine("strata", "strata", _strata, requires=("strata.api",)),
+        Engine("upstream", "strata-upstream", _upstream, requires=("strata.upstream",)),
         Engine("numpy", "numpy", _numpy, applies=lambda case: case.numpy_impl is not None),
     )
 }

@@ -1,30 +1,37 @@
 """Timing statistics and per-engine peak memory, measured inside one process.
 
-Peak memory: Linux keeps a process's resident high-water mark (VmHWM) and lets the process reset
-it by writing "5" to /proc/self/clear_refs. Resetting before an engine compiles and reading the
-mark after its first call gives the peak RSS of that engine's compile and first run, even though
-every engine shares the process. What this does not see: memory of child processes (none are
-used: inductor is set to compile in-process) and memory an earlier engine still holds, which is
-part of the baseline. On a system without clear_refs the figures are reported as unknown.
+Peak memory has two parts, because some engines compile in child processes (`iree.compiler` runs
+the `iree-compile` executable):
+- this process: Linux keeps its resident high-water mark (VmHWM) and lets the process reset it by
+  writing "5" to /proc/self/clear_refs. Resetting before an engine compiles and reading the mark
+  after its first call gives the exact peak RSS of that engine's compile and first run, even
+  though every engine shares the process; the growth over the RSS at the start is what the engine
+  added (memory an earlier engine still holds is part of the baseline);
+- child processes: the summed RSS of all descendants, sampled every 5 ms while the block runs,
+  so a spike shorter than that can be missed.
+Without /proc (not Linux) the figures are reported as unknown.
 """
 
 import gc
+import os
 import statistics
+import threading
 import time
 from dataclasses import dataclass
 
 _KIB = 1024
+_SAMPLE_SECONDS = 0.005
 
 
-def _status_kib(field: str) -> int | None:
+def _status_kib(field: str, pid: str = "self") -> int | None:
     try:
-        with open("/proc/self/status") as f:
+        with open(f"/proc/{pid}/status") as f:
             for line in f:
                 if line.startswith(field + ":"):
                     return int(line.split()[1])
-    except OSError:
+    except (OSError, ValueError):
         return None
-    return None
+    return 0  # kernel threads and zombies have no VmRSS line
 
 
 def _reset_peak_rss() -> bool:
@@ -36,27 +43,66 @@ def _reset_peak_rss() -> bool:
         return False
 
 
+def _descendants(pid: int) -> list[int]:
+    found, pending = [], [pid]
+    while pending:
+        parent = pending.pop()
+        try:
+            tasks = os.listdir(f"/proc/{parent}/task")
+        except OSError:
+            continue
+        for task in tasks:
+            try:
+                with open(f"/proc/{parent}/task/{task}/children") as f:
+                    children = [int(c) for c in f.read().split()]
+            except (OSError, ValueError):
+                continue
+            found += children
+            pending += children
+    return found
+
+
+def _children_rss_kib() -> int:
+    return sum(_status_kib("VmRSS", str(pid)) or 0 for pid in _descendants(os.getpid()))
+
+
 @dataclass(frozen=True)
 class Memory:
-    """Peak RSS while a block ran (MiB), and how far it rose above the RSS at the block's start."""
+    """MiB: this process's peak RSS over a block, its rise over the RSS at the block's start, and
+    the largest sampled sum of the RSS of child processes during the block."""
 
     peak_mib: float
     growth_mib: float
+    children_peak_mib: float
 
 
 class PeakMemory:
-    """Context manager measuring the process's peak RSS over its block; `.result` is a Memory or None."""
+    """Context manager measuring peak RSS over its block; `.result` is a Memory or None."""
 
     def __enter__(self):
         self.result = None
         self._start = _status_kib("VmRSS")
         self._armed = self._start is not None and _reset_peak_rss()
+        self._children_peak = 0
+        self._done = threading.Event()
+        self._sampler = threading.Thread(target=self._sample_children, daemon=True)
+        if self._armed:
+            self._sampler.start()
         return self
 
+    def _sample_children(self):
+        while not self._done.wait(_SAMPLE_SECONDS):
+            self._children_peak = max(self._children_peak, _children_rss_kib())
+
     def __exit__(self, *exc):
-        peak = _status_kib("VmHWM") if self._armed else None
-        if peak is not None:
-            self.result = Memory(peak / _KIB, max(0, peak - self._start) / _KIB)
+        self._done.set()
+        if self._armed:
+            self._sampler.join()
+            peak = _status_kib("VmHWM")
+            if peak is not None:
+                self.result = Memory(
+                    peak / _KIB, max(0, peak - self._start) / _KIB, self._children_peak / _KIB
+                )
         return False
 
 

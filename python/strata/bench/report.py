@@ -102,6 +102,7 @@ def to_json(outcomes: list[CaseResult], *, command: list[str], threads: int, rep
                     "compile_s": _round(r.compile_s),
                     "peak_rss_mib": _round(r.memory.peak_mib, 1) if r.memory else None,
                     "rss_growth_mib": _round(r.memory.growth_mib, 1) if r.memory else None,
+                    "children_peak_rss_mib": _round(r.memory.children_peak_mib, 1) if r.memory else None,
                     "max_abs_error": r.max_abs_error,
                     "gflops": _round(o.gflops(r.engine), 2),
                 }
@@ -132,7 +133,15 @@ def _fmt(x, spec, missing="-"):
 
 
 HEADER = ("case", "engine", "median ms", "min ms", "max ms", "x eager", "x best peer",
-          "compile s", "peak +MiB", "max abs err", "GFLOP/s")
+          "compile s", "+MiB (child)", "max abs err", "GFLOP/s")
+
+
+def _memory(memory) -> str:
+    """The process's RSS growth during compile and first run, and child processes' peak RSS."""
+    if memory is None:
+        return "-"
+    child = f" ({memory.children_peak_mib:.0f})" if memory.children_peak_mib else ""
+    return f"{memory.growth_mib:.0f}{child}"
 
 
 def table(outcomes: list[CaseResult]) -> str:
@@ -149,7 +158,7 @@ def table(outcomes: list[CaseResult]) -> str:
                 name, r.engine, f"{r.stats.median * 1e3:.3f}", f"{r.stats.min * 1e3:.3f}",
                 f"{r.stats.max * 1e3:.3f}", _fmt(o.vs_eager(r.engine), ".2f"),
                 f"{o.vs_best_peer(r.engine):.2f} ({peer.engine})" if peer else "-",
-                f"{r.compile_s:.2f}", _fmt(r.memory and r.memory.growth_mib, ".0f"),
+                f"{r.compile_s:.2f}", _memory(r.memory),
                 f"{r.max_abs_error:.1e}", _fmt(o.gflops(r.engine), ".0f"),
             ))
     full = [row for row in rows if len(row) == len(HEADER)]
