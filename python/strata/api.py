@@ -15,6 +15,7 @@ from strata.atomic_output import write_bytes_atomic
 from strata.errors import StrataError
 from strata.iree_compile import CompileOptions, compile_torch_module
 from strata.iree_runtime import LoadedModule
+from strata.parameters import ParameterExternalizer
 from strata.targets import get_target
 from strata.torch_import import DynamicDim, import_torch
 
@@ -42,19 +43,19 @@ class CompiledModel:
 
     def __post_init__(self):
         self._module = LoadedModule(self.vmfb, self.device, self.parameters)
-        self._function = self._module.function(self.function_name)
+        self.function = self._module.function(self.function_name)
 
     @property
     def inputs(self):
-        return self._function.inputs
+        return self.function.inputs
 
     def run_numpy(self, *arrays: np.ndarray) -> list[np.ndarray]:
-        return self._function(*arrays)
+        return self.function(*arrays)
 
     def __call__(self, *args):
         import torch
 
-        results = [torch.from_numpy(r) for r in self._function(*map(_to_numpy, args))]
+        results = [torch.from_numpy(r) for r in self.function(*map(_to_numpy, args))]
         return results[0] if len(results) == 1 else tuple(results)
 
     def save(self, path) -> None:
@@ -88,14 +89,20 @@ def compile(
     if options:
         raise StrataError(f"unknown option(s) for the IREE route: {', '.join(sorted(options))}")
     dims = [d if isinstance(d, DynamicDim) else DynamicDim.parse(d) for d in dynamic_dims]
-    compile_options = CompileOptions(
-        target=target, chip=chip, tuned=tuned, params=Path(params) if params else None
-    )
+    compile_options = CompileOptions(target=target, chip=chip, tuned=tuned)
     compile_options.resolved_target().chip(chip)  # fail on a bad target or chip before importing
-    module = import_torch(model, tuple(example_args), dims)
+    externalizer = ParameterExternalizer(named_tensors=_named_tensors(model)) if params else None
+    module = import_torch(model, tuple(example_args), dims, hooks=externalizer)
     vmfb = compile_torch_module(module, compile_options)
+    if externalizer:
+        externalizer.save(params)
     runtime_device = device or get_target(target).runtime_device
     return CompiledModel(vmfb, runtime_device, (Path(params),) if params else ())
+
+
+def _named_tensors(model):
+    state = model.state_dict() if hasattr(model, "state_dict") else {}
+    return list(state.items()) + list(getattr(model, "constants", {}).items())
 
 
 def load(path, device: str = "local-task", parameters=()) -> CompiledModel:

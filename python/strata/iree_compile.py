@@ -24,8 +24,6 @@ class CompileOptions:
     target: str = "llvm-cpu"
     chip: str | None = None
     tuned: bool = True  # strata's benchmarked defaults from the target file
-    params: Path | None = None  # externalize weights into this IREE parameter archive (.irpa)
-    params_min_bytes: int = 4096  # constants smaller than this stay in the module
     dump_dir: Path | None = None  # per-dispatch intermediates (.ll, .s, .rocmasm, .ptx) go here
     extra_flags: tuple[str, ...] = field(default_factory=tuple)
 
@@ -46,13 +44,13 @@ def iree_flags(options: CompileOptions, *, has_conv: bool = True) -> list[str]:
                 flags += tuned.flags
     # Keep the model's dtypes: IREE demotes f64 to f32 by default, which corrupts f64 results.
     flags.append("--iree-input-demote-f64-to-f32=false")
-    if options.params is not None:
-        flags.append(f"--iree-parameter-export={options.params}")
-        flags.append(f"--iree-parameter-export-minimum-size={options.params_min_bytes}")
     if options.dump_dir is not None:
         dispatch_dir = Path(options.dump_dir) / "dispatches"
         flags.append(f"--iree-hal-dump-executable-intermediates-to={dispatch_dir}")
         flags.append(f"--iree-hal-dump-executable-binaries-to={dispatch_dir}")
+        # Linking merges all CPU dispatches into one object; keep them apart so dumps and
+        # `--audit` show one file per dispatch.
+        flags.append("--iree-hal-link-executables=false")
     flags += options.extra_flags
     return flags
 
@@ -74,16 +72,20 @@ def _is_conv_model(text: str) -> bool:
 
 def compile_ir(text: str, options: CompileOptions, *, input_type: str = "torch") -> bytes:
     """The vmfb for torch-dialect (`input_type="torch"`) or linalg (`"auto"`) IR text."""
-    from iree.compiler import tools as ireec
-
     target = options.resolved_target()
     chip = target.chip(options.chip)
     if chip.executable_target:
         device = target.flags[0].split("=", 1)[1] if target.flags else target.name
         text = _with_executable_target(text, device, chip.executable_target)
-    flags = iree_flags(options, has_conv=_is_conv_model(text))
     if options.dump_dir is not None:
         (Path(options.dump_dir) / "dispatches").mkdir(parents=True, exist_ok=True)
+    return _run_compiler(text, options, input_type)
+
+
+def _run_compiler(text: str, options: CompileOptions, input_type: str) -> bytes:
+    from iree.compiler import tools as ireec
+
+    flags = iree_flags(options, has_conv=_is_conv_model(text))
     try:
         return ireec.compile_str(text, input_type=input_type, extra_args=flags)
     except ireec.CompilerToolError as e:

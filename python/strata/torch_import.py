@@ -69,10 +69,11 @@ def load_exported_program(path: Path):
         raise StrataError(f"cannot load '{path}' as a torch.export archive: {str(e).splitlines()[0]}") from None
 
 
-def import_torch(model, example_args=(), dynamic_dims=(), func_name: str = "main"):
+def import_torch(model, example_args=(), dynamic_dims=(), func_name: str = "main", hooks=None):
     """The model as a torch-dialect `torch_mlir.ir.Module` (value semantics, shapes refined).
 
-    `model` is an `nn.Module` (traced with `example_args`) or a `torch.export.ExportedProgram`.
+    `model` is an `nn.Module` (traced with `example_args`) or a `torch.export.ExportedProgram`;
+    `hooks` are FX importer hooks (`strata.parameters.ParameterExternalizer`).
     """
     import torch
     from torch_mlir import fx
@@ -90,7 +91,7 @@ def import_torch(model, example_args=(), dynamic_dims=(), func_name: str = "main
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", FutureWarning)  # torch-mlir uses a deprecated pytree API
         try:
-            return fx.export_and_import(model, output_type="torch", func_name=func_name)
+            return fx.export_and_import(model, output_type="torch", func_name=func_name, hooks=hooks)
         except Exception as e:
             raise _import_error("FX import", e) from None
 

@@ -1,0 +1,110 @@
+"""The named stages a model goes through on the IREE route, so a driver can stop at or dump any.
+
+    torch   FX-imported torch dialect (value semantics, shapes refined)
+    strata  torch dialect with whole operators raised to strata ops (`strata-raise-torch`)
+    linalg  linalg-on-tensors (strata ops lowered by `strata-lower-to-linalg`, the rest by
+            Torch-MLIR's backend pipeline)
+    vmfb    the IREE module
+
+By default IREE compiles the torch stage itself (its own torch input conversion); with `raise_torch`
+the module goes through the strata and linalg stages first and IREE takes the linalg IR. Which is
+the default is decided by measurement (see `RAISE_BY_DEFAULT`).
+"""
+
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable
+
+from strata.atomic_output import write_text_atomic
+from strata.errors import StrataError
+from strata.iree_compile import CompileOptions, annotate_signature, compile_ir
+
+STAGES = ("torch", "strata", "linalg", "vmfb")
+RAISE_PIPELINE = "builtin.module(strata-raise-torch)"
+LOWER_PIPELINE = "builtin.module(strata-lower-to-linalg, torch-backend-to-linalg-on-tensors-backend-pipeline)"
+TORCH_TO_LINALG_PIPELINE = "builtin.module(torch-backend-to-linalg-on-tensors-backend-pipeline)"
+
+
+@dataclass(frozen=True)
+class StageOptions:
+    stop_at: str = "vmfb"
+    raise_torch: bool = False
+    dump_dir: Path | None = None
+
+
+def _run_pipeline(text: str, pipeline: str, stage: str) -> str:
+    """`pipeline` (strata and upstream passes) applied to IR `text`, printed with locations."""
+    from torch_mlir._mlir_libs._mlir import ir
+
+    from strata.context import make_context
+    from strata.pass_pipeline import build_pass_manager, parse_pipeline
+
+    context = make_context()
+    with context:
+        try:
+            module = ir.Module.parse(text)
+            build_pass_manager(parse_pipeline(pipeline), context).run(module.operation)
+        except ir.MLIRError as e:
+            detail = "; ".join(str(d.message) for d in e.error_diagnostics[:3]) or str(e).splitlines()[0]
+            raise StrataError(f"stage '{stage}' failed in '{pipeline}': {detail}") from None
+        return module.operation.get_asm(enable_debug_info=True)
+
+
+def raising_available() -> bool:
+    from strata import passes
+
+    return all(passes.lookup(name) is not None for name in ("strata-raise-torch", "strata-lower-to-linalg"))
+
+
+def run_stages(
+    torch_module,
+    compile_options: CompileOptions,
+    stage_options: StageOptions = StageOptions(),
+    on_stage: Callable[[str, float], None] = lambda name, seconds: None,
+) -> str | bytes:
+    """The artifact of stage `stage_options.stop_at` (IR text, or vmfb bytes) for a torch module."""
+    stop_at = stage_options.stop_at
+    if stop_at not in STAGES:
+        raise StrataError(f"unknown stage '{stop_at}' (stages: {', '.join(STAGES)})")
+    raising = stage_options.raise_torch or stop_at == "strata"
+    if raising and not raising_available():
+        raise StrataError("the strata stage needs the strata-raise-torch and strata-lower-to-linalg passes, which this checkout lacks")
+    dump = Path(stage_options.dump_dir) if stage_options.dump_dir else None
+    if dump:
+        dump.mkdir(parents=True, exist_ok=True)
+
+    def finish(name: str, artifact, started: float):
+        on_stage(name, time.perf_counter() - started)
+        if dump and isinstance(artifact, str):
+            write_text_atomic(dump / f"{STAGES.index(name) + 1:02d}-{name}.mlir", artifact)
+        return artifact
+
+    started = time.perf_counter()
+    annotate_signature(torch_module)
+    text = finish("torch", torch_module.operation.get_asm(enable_debug_info=True), started)
+    if stop_at == "torch":
+        return text
+    if raising:
+        started = time.perf_counter()
+        text = finish("strata", _run_pipeline(text, RAISE_PIPELINE, "strata"), started)
+        if stop_at == "strata":
+            return text
+    if raising or stop_at == "linalg" or dump:
+        started = time.perf_counter()
+        pipeline = LOWER_PIPELINE if raising else TORCH_TO_LINALG_PIPELINE
+        linalg = finish("linalg", _run_pipeline(text, pipeline, "linalg"), started)
+        if stop_at == "linalg":
+            return linalg
+        if raising:
+            text = linalg
+    started = time.perf_counter()
+    options = compile_options if not dump else _with_dump(compile_options, dump)
+    vmfb = compile_ir(text, options, input_type="auto" if raising else "torch")
+    return finish("vmfb", vmfb, started)
+
+
+def _with_dump(options: CompileOptions, dump: Path) -> CompileOptions:
+    import dataclasses
+
+    return dataclasses.replace(options, dump_dir=dump)

@@ -1,0 +1,51 @@
+"""`torch.compile(model, backend="strata")`: run Dynamo's graphs through strata and IREE.
+
+Dynamo hands each captured FX graph with example inputs; the backend compiles it once for the
+target (llvm-cpu on local-task by default) and returns a function that Dynamo calls on every later
+call whose guards pass, so the same shapes never recompile. The per-call path is kept short:
+tensors go to numpy without copies, straight into IREE's invoke, results come back as tensors.
+Graphs strata cannot take (symbolic sizes, non-tensor inputs) run eagerly, as Dynamo's own
+fallback would, instead of failing the user's program.
+
+Importing this module registers the backend with Dynamo under the name "strata".
+"""
+
+import torch
+
+from strata.api import compile as strata_compile
+
+BACKEND_NAME = "strata"
+
+
+def _returns_tuple(graph_module) -> bool:
+    output = next(n for n in reversed(graph_module.graph.nodes) if n.op == "output")
+    return isinstance(output.args[0], (tuple, list))
+
+
+def make_backend(target: str = "llvm-cpu", **options):
+    """A Dynamo backend compiling for `target` with `strata.compile` options."""
+
+    def backend(graph_module: torch.fx.GraphModule, example_inputs):
+        if not all(isinstance(x, torch.Tensor) for x in example_inputs) or any(
+            isinstance(d, torch.SymInt) for x in example_inputs for d in x.shape
+        ):
+            return graph_module.forward
+        compiled = strata_compile(graph_module, tuple(example_inputs), target, **options)
+        run = compiled.function.fast_invoker()
+        from_numpy = torch.from_numpy
+        as_tuple = _returns_tuple(graph_module)
+
+        def call(*args):
+            results = run([a.detach().numpy() for a in args])
+            if as_tuple:
+                return tuple(map(from_numpy, results))
+            return from_numpy(results[0])
+
+        call.compiled_model = compiled
+        return call
+
+    return backend
+
+
+strata_backend = make_backend()
+torch._dynamo.register_backend(strata_backend, name=BACKEND_NAME)
