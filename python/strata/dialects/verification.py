@@ -90,23 +90,28 @@ def _check_traits(op: ir.Operation, spec: dict, values: dict) -> list[str]:
     return errors
 
 
-def op_errors(op: ir.Operation) -> list[str]:
-    """The verification errors of one strata or probe op (empty when it verifies)."""
+def op_error(op: ir.Operation) -> str | None:
+    """The first verification error of one strata or probe op, or None when it verifies.
+
+    Like MLIR's generated verifiers: operand and result types, then attributes, then traits,
+    then the op's own verifier, stopping at the first failure.
+    """
     spec = OPS[op.name]
     operands = _named_values(op, spec["operands"], op.operands, "operandSegmentSizes")
     results = _named_values(op, spec["results"], op.results, "resultSegmentSizes")
     if operands is None or results is None:
-        return [f"has {len(op.operands)} operands and {len(op.results)} results, which does not match its ODS"]
-    errors = _check_values("operand", spec["operands"], operands)
-    errors += _check_values("result", spec["results"], results)
-    errors += _check_attributes(op, spec)
-    if not errors:
-        errors += _check_traits(op, spec, {**operands, **results})
-    if not errors and spec["has_verifier"]:
-        message = VERIFIERS[op.name](op, {**operands, **results})
-        if message:
-            errors.append(message)
-    return errors
+        return f"has {len(op.operands)} operands and {len(op.results)} results, which does not match its ODS"
+    errors = (
+        _check_values("operand", spec["operands"], operands)
+        or _check_values("result", spec["results"], results)
+        or _check_attributes(op, spec)
+        or _check_traits(op, spec, {**operands, **results})
+    )
+    if errors:
+        return errors[0]
+    if spec["has_verifier"]:
+        return VERIFIERS[op.name](op, {**operands, **results})
+    return None
 
 
 def verify(root: ir.Operation) -> bool:
@@ -116,7 +121,8 @@ def verify(root: ir.Operation) -> bool:
     def visit(op: ir.Operation) -> ir.WalkResult:
         nonlocal ok
         if op.name in OPS:
-            for message in op_errors(op):
+            message = op_error(op)
+            if message:
                 op.location.emit_error(f"'{op.name}' op {message}")
                 ok = False
         return ir.WalkResult.ADVANCE

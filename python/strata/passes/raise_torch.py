@@ -9,7 +9,7 @@ RMSNorm weight multiplies a raised RMSNorm; a fused activation follows a raised 
 from torch_mlir import ir, rewrite
 
 from strata.dialects import strata as S
-from strata.dialects.verification import op_errors
+from strata.dialects.verification import op_error
 from strata.torch_bridge import builtin_float_type, erase_dead_values, from_builtin, shape, to_builtin
 from strata.torch_match import ANY, AnyOf, Const, Op, Var, is_int_list, match_op
 
@@ -39,7 +39,7 @@ def _raise(rewriter, root: ir.Operation, build) -> bool:
 
     with loc, ip:
         new_op = build(cast).operation
-    if op_errors(new_op):
+    if op_error(new_op):
         rewriter.erase_op(new_op)
         for created in reversed(casts):
             rewriter.erase_op(created)
