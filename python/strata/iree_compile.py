@@ -101,7 +101,10 @@ def annotate_signature(module, func_name: str = "main") -> None:
 
     from strata.torch_import import function_signature
 
-    inputs, outputs = function_signature(module, func_name)
+    try:
+        inputs, outputs = function_signature(module, func_name)
+    except StrataError:
+        return  # a type the runtime cannot check (complex, lists): IREE's own checks remain
     with module.context:
         for op in module.body.operations:
             if op.operation.name == "func.func" and ir.StringAttr(op.attributes["sym_name"]).value == func_name:

@@ -13,6 +13,7 @@ with a device queue copy into such an allocation.
 
 import functools
 import mmap
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -167,6 +168,18 @@ class Function:
         return run
 
 
+_DEVICE_FOR_TARGET = {"local": "local-task", "vulkan": "vulkan", "cuda": "cuda", "hip": "hip"}
+
+
+def _load_error(message: str, device: str) -> str:
+    compiled_for = re.search(r'not found or unavailable: #hal\.device\.target<"(\w+)"', message)
+    if compiled_for:
+        name = compiled_for.group(1)
+        return (f"the module was compiled for IREE device '{name}', which --device={device} cannot run "
+                f"(use --device={_DEVICE_FOR_TARGET.get(name, name)})")
+    return f"cannot load the module on '{device}': {message.splitlines()[0][:300]}"
+
+
 class LoadedModule:
     """A `.vmfb` loaded on one device, with its parameter archives (`.irpa`) if it has any."""
 
@@ -198,7 +211,7 @@ class LoadedModule:
         try:
             self.context = rt.VmContext(instance, modules=modules)
         except RuntimeError as e:
-            raise StrataError(f"cannot load the module on '{device}': {str(e).splitlines()[0]}") from None
+            raise StrataError(_load_error(str(e), device)) from None
         self.staged = device.split(":")[0] == "vulkan"
         self._functions: dict[str, Function] = {}
 
