@@ -3,7 +3,8 @@
 strata writes lowerings as text (`strata.linalg_lowerings`): readable, and checked by MLIR's own
 parser. `splice(text, op, rewriter)` parses the text's `@lowered` function in `op`'s context,
 clones its body before `op` with the function's arguments replaced by `op`'s operands, and
-replaces `op` with the returned value. Nested regions must be self-contained (use no value
+replaces `op` with the returned value. Other functions in the text (declarations of callees) are
+there only so that the text verifies. Nested regions must be self-contained (use no value
 defined outside them), which the lowerings guarantee.
 """
 
@@ -14,7 +15,8 @@ def splice(text: str, op: ir.Operation, rewriter) -> None:
     op = op.operation if isinstance(op, ir.OpView) else op
     with op.context, op.location:
         module = ir.Module.parse(text)
-    block = module.body.operations[0].regions[0].blocks[0]
+    lowered = next(f for f in module.body.operations if f.attributes["sym_name"].value == "lowered")
+    block = lowered.regions[0].blocks[0]
     mapping = {arg: operand for arg, operand in zip(block.arguments, op.operands)}
     replacement = None
     for inner in block.operations:
