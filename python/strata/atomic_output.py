@@ -32,7 +32,10 @@ def atomic_write(path, mode: str = "w", *, encoding: str | None = None):
             f.temp_path = tmp  # so a supervising process can remove it if this one crashes
             yield f
         os.chmod(tmp, 0o644)
-        os.replace(tmp, path)
+        try:
+            os.replace(tmp, path)
+        except OSError as e:
+            raise StrataError(f"cannot write '{path}': {e.strerror}") from None
     except BaseException:
         with contextlib.suppress(OSError):
             os.unlink(tmp)

@@ -13,6 +13,7 @@ from __future__ import annotations
 import os
 import signal
 import sys
+import traceback
 from dataclasses import dataclass, field
 
 
@@ -54,6 +55,8 @@ def run_guarded(work, on_crash) -> int:
             code = work(Reporter(write_fd))
         except KeyboardInterrupt:
             code = 130
+        except BaseException:  # a bug in strata: keep its traceback, os._exit would drop it
+            traceback.print_exc()
         finally:
             sys.stdout.flush()
             sys.stderr.flush()
