@@ -35,7 +35,8 @@ def write_plot(outcomes: list[CaseResult], path: str, title: str) -> None:
     axes.set_xticks(range(len(cases)), cases, rotation=30, ha="right")
     axes.set_ylabel("latency / eager latency (lower is faster)")
     axes.set_title(title)
-    axes.legend(fontsize="small", ncols=min(4, max(1, len(engines))))
+    if engines:
+        axes.legend(fontsize="small", ncols=min(4, len(engines)))
     with atomic_write(path, "wb") as f:
         figure.savefig(f, format="png", dpi=110)
     pyplot.close(figure)

@@ -100,8 +100,11 @@ def prime(engines: list[Engine], threads: int) -> None:
 
 
 def _one_line(error: BaseException) -> str:
-    text = str(error).strip().splitlines()
-    message = f"{type(error).__name__}: {text[0] if text else ''}".rstrip(": ")
+    """The error's type and its first line that says "error:" (a compiler's diagnostic under a
+    generic heading), else its first line."""
+    lines = [line.strip() for line in str(error).splitlines() if line.strip()]
+    detail = next((line for line in lines if "error:" in line), lines[0] if lines else "")
+    message = f"{type(error).__name__}: {detail}".rstrip(": ")
     return message if len(message) <= 240 else message[:237] + "..."
 
 

@@ -46,9 +46,14 @@ def test_every_engine_ran_with_sane_numbers(softmax_run):
     assert case["results"][0]["vs_eager"] == 1.0
 
 
-def test_table_is_printed(softmax_run, capsys):
-    # The run happened in the fixture; a second, cheaper run checks the printed table.
-    assert main(["--filter", "^softmax", "--engines", "eager", "--repeat", "1", "--warmup", "0"]) == 0
+def test_table_is_printed_and_plot_written(tmp_path, capsys):
+    pytest.importorskip("matplotlib")
+    plot = tmp_path / "ratios.png"
+    code = main(["--filter", "^softmax", "--engines", "eager", "--repeat", "1", "--warmup", "0",
+                 "--plot", str(plot)])
+    assert code == 0
+    assert plot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert [p.name for p in tmp_path.iterdir()] == ["ratios.png"]  # no temporary file left behind
     table = capsys.readouterr().out
     assert table.splitlines()[0].split()[:3] == ["case", "engine", "median"]
     assert "softmax-8x512x512  eager" in table
