@@ -49,11 +49,13 @@ def _raise(rewriter, root: ir.Operation, build) -> bool:
 
 
 def _raised(name: str, *operands, bind: str) -> Op:
-    """A torch value produced by the strata op `name` (bound to `bind`) through the casts."""
-    return Op(
-        "torch_c.from_builtin_tensor",
-        Op(name, *[Op("torch_c.to_builtin_tensor", o) for o in operands], prefix=True, bind=bind),
-    )
+    """A torch value produced by the strata op `name` (bound to `bind`) through the casts.
+
+    With `operands`, the op's leading operands must be casts of torch values matching them; without,
+    its operands are not looked at (folds only need the op itself).
+    """
+    matched = [Op("torch_c.to_builtin_tensor", o) for o in operands] or [ANY]
+    return Op("torch_c.from_builtin_tensor", Op(name, *matched, prefix=True, bind=bind))
 
 
 def _has_one_use(value: ir.Value) -> bool:
@@ -63,6 +65,11 @@ def _has_one_use(value: ir.Value) -> bool:
 def _strata_op(value: ir.Value) -> ir.Operation:
     owner = value.owner
     return owner.operation if isinstance(owner, ir.OpView) else owner
+
+
+def _broadcast(pattern):
+    """`pattern`, possibly behind an explicit broadcast_to (decompositions insert them)."""
+    return AnyOf(Op("torch.aten.broadcast_to", pattern, ANY), pattern)
 
 
 # --- softmax -------------------------------------------------------------------------------
@@ -119,7 +126,7 @@ _MEAN_SQUARE = AnyOf(
 RMS_NORM = Op(
     "torch.aten.mul.Tensor",
     Var("x"),
-    Op("torch.aten.rsqrt", Op("torch.aten.add.Scalar", _MEAN_SQUARE, Const(bind="eps"), Const(1))),
+    _broadcast(Op("torch.aten.rsqrt", Op("torch.aten.add.Scalar", _MEAN_SQUARE, Const(bind="eps"), Const(1)))),
     commutative=True,
 )
 
@@ -138,26 +145,23 @@ def raise_rms_norm(op, rewriter):
 
 
 RMS_NORM_TIMES_WEIGHT = Op(
-    "torch.aten.mul.Tensor", _raised("strata.rms_norm", Var("x"), bind="norm"), Var("w"), commutative=True
+    "torch.aten.mul.Tensor", _raised("strata.rms_norm", bind="norm"), Var("w"), commutative=True
 )
 
 
 def fold_rms_norm_weight(op, rewriter):
-    """rms_norm(x) * w with a 1-D w over the normalized dim -> rms_norm(x, weight=w)."""
+    """rms_norm(x) * w with w shaped like the normalized dims -> rms_norm(x, weight=w)."""
     found = match_op(RMS_NORM_TIMES_WEIGHT, op)
     if found is None:
         return True
     norm = _strata_op(found["norm"])
     if len(norm.operands) != 1 or not _has_one_use(norm.results[0]):
         return True
-    attrs = norm.attributes
+    x, attrs = norm.operands[0], norm.attributes
     return _raise(
         rewriter,
         op,
-        lambda cast: S.RmsNormOp(
-            cast(found["x"]), attrs["normalized_shape"], attrs["eps"], weight=cast(found["w"]),
-            results=[cast(found["x"]).type],
-        ),
+        lambda cast: S.RmsNormOp(x, attrs["normalized_shape"], attrs["eps"], weight=cast(found["w"]), results=[x.type]),
     )
 
 
@@ -184,6 +188,97 @@ def raise_layer_norm(op, rewriter):
             **{k: cast(v) for k, v in optional.items()},
         ),
     )
+
+
+def _mean(pattern, dims: str, count: str):
+    return AnyOf(
+        Op("torch.aten.mean.dim", pattern, Const(bind=dims), Const(True), Const(None)),
+        Op(
+            "torch.aten.div.Scalar",
+            Op("torch.aten.sum.dim_IntList", pattern, Const(bind=dims), Const(True), Const(None)),
+            Const(bind=count),
+        ),
+    )
+
+
+_CENTERED = Op("torch.aten.sub.Tensor", Var("x"), _broadcast(_mean(Var("x"), "dims", "count")), Const(1), bind="centered")
+LAYER_NORM_DECOMPOSED = Op(
+    "torch.aten.mul.Tensor",
+    _CENTERED,
+    _broadcast(
+        Op(
+            "torch.aten.rsqrt",
+            Op(
+                "torch.aten.add.Scalar",
+                _mean(Op("torch.aten.mul.Tensor", Var("centered"), Var("centered")), "var_dims", "var_count"),
+                Const(bind="eps"),
+                Const(1),
+            ),
+        )
+    ),
+)
+
+
+def raise_layer_norm_decomposed(op, rewriter):
+    """(x - mean(x)) * rsqrt(mean((x - mean(x))^2) + eps) over trailing dims, no weight or bias."""
+    found = match_op(LAYER_NORM_DECOMPOSED, op)
+    if found is None or shape(found["x"]) is None:
+        return True
+    x_shape = shape(found["x"])
+    rank = len(x_shape)
+    dims = sorted(d % rank for d in found["dims"])
+    k = len(dims)
+    if dims != list(range(rank - k, rank)) or sorted(d % rank for d in found["var_dims"]) != dims:
+        return True
+    normalized = x_shape[rank - k:]
+    count = 1
+    for d in normalized:
+        count *= d
+    if found.get("count", count) != count or found.get("var_count", count) != count:
+        return True
+    if not isinstance(found["eps"], float) or found["eps"] <= 0:
+        return True
+    return _raise(
+        rewriter, op,
+        lambda cast: S.LayerNormOp(cast(found["x"]), normalized, found["eps"], results=[cast(found["x"]).type]),
+    )
+
+
+LAYER_NORM_TIMES_WEIGHT = Op(
+    "torch.aten.mul.Tensor", _raised("strata.layer_norm", bind="norm"), Var("w"), commutative=True
+)
+LAYER_NORM_PLUS_BIAS = Op(
+    "torch.aten.add.Tensor", _raised("strata.layer_norm", bind="norm"), Var("b"), Const(1)
+)
+
+
+def _fold_into_layer_norm(pattern, role: str):
+    def fold(op, rewriter):
+        found = match_op(pattern, op)
+        if found is None:
+            return True
+        norm = _strata_op(found["norm"])
+        segments = list(norm.attributes["operandSegmentSizes"])
+        operands = list(norm.operands)
+        if not _has_one_use(norm.results[0]) or segments[2] or (role == "weight" and segments[1]):
+            return True
+        weight = operands[1] if segments[1] else None
+        attrs = norm.attributes
+        return _raise(
+            rewriter, op,
+            lambda cast: S.LayerNormOp(
+                operands[0], attrs["normalized_shape"], attrs["eps"], results=[operands[0].type],
+                weight=cast(found["w"]) if role == "weight" else weight,
+                bias=cast(found["b"]) if role == "bias" else None,
+            ),
+        )
+
+    fold.__doc__ = f"layer_norm(x) {'* w' if role == 'weight' else '+ b'} -> layer_norm with that {role}."
+    return fold
+
+
+fold_layer_norm_weight = _fold_into_layer_norm(LAYER_NORM_TIMES_WEIGHT, "weight")
+fold_layer_norm_bias = _fold_into_layer_norm(LAYER_NORM_PLUS_BIAS, "bias")
 
 
 def _is_none(value: ir.Value) -> bool:
@@ -291,6 +386,28 @@ def raise_linear(op, rewriter):
     )
 
 
+LINEAR_PLUS_BIAS = Op(
+    "torch.aten.add.Tensor", _raised("strata.linear", bind="linear"), Var("b"), Const(1)
+)
+
+
+def fold_linear_bias(op, rewriter):
+    """linear(x, w) + b with b of shape [N] -> linear(x, w, b)."""
+    found = match_op(LINEAR_PLUS_BIAS, op)
+    if found is None:
+        return True
+    linear = _strata_op(found["linear"])
+    operands = list(linear.operands)
+    if len(operands) != 2 or not _has_one_use(linear.results[0]):
+        return True
+    return _raise(
+        rewriter, op,
+        lambda cast: S.LinearOp(
+            linear.results[0].type, operands[0], operands[1], linear.attributes["activation"], bias=cast(found["b"])
+        ),
+    )
+
+
 _LINEAR = Op("strata.linear", ANY, prefix=True, bind="linear")
 _LINEAR_BUILTIN = AnyOf(
     _LINEAR, Op("torch_c.to_builtin_tensor", Op("torch_c.from_builtin_tensor", _LINEAR))
@@ -392,6 +509,8 @@ def raise_sdpa(op, rewriter):
     found = match_op(SDPA, op)
     if found is None or len(list(op.operands)) > 8:
         return True
+    if len(list(op.operands)) == 8 and match_op(Const(False), op.operands[7].owner) is None:
+        return True  # enable_gqa: key/value heads shared across query heads, which strata.attention does not do
     q = shape(found["q"])
     if q is None or len(q) != 4:
         return True
@@ -417,6 +536,8 @@ FIRST_ROUND = [
     ("torch.aten.div.Tensor", raise_softmax_decomposed),
     ("torch.aten.mul.Tensor", raise_rms_norm),
     ("torch.aten.layer_norm", raise_layer_norm),
+    # Outranks RMSNorm, which also matches a layer norm's centered half (its normalization of x - mean).
+    ("torch.aten.mul.Tensor", raise_layer_norm_decomposed, 2),
     ("torch.aten.silu", raise_silu),
     ("torch.aten.mul.Tensor", raise_silu),
     ("torch.aten.gelu", raise_gelu),
@@ -426,6 +547,7 @@ FIRST_ROUND = [
 ]
 SECOND_ROUND = [
     ("torch.aten.mul.Tensor", fold_rms_norm_weight),
+    ("torch.aten.mul.Tensor", fold_layer_norm_weight),
     ("torch.aten.matmul", raise_attention),
     ("torch.aten.view", raise_attention),
 ]
@@ -435,6 +557,10 @@ LINEAR_ROUND = [
     ("torch.aten.mm", raise_linear),
     ("torch.aten.addmm", raise_linear),
 ]
+BIAS_ROUND = [
+    ("torch.aten.add.Tensor", fold_layer_norm_bias),
+    ("torch.aten.add.Tensor", fold_linear_bias),
+]
 FUSION_ROUND = [
     ("torch_c.from_builtin_tensor", fuse_linear_activation),
     ("torch.aten.relu", fuse_linear_activation),
@@ -442,9 +568,10 @@ FUSION_ROUND = [
 
 
 def _apply(op: ir.Operation, patterns) -> None:
+    """Applies `patterns` ((root op name, pattern[, benefit]) entries) greedily under `op`."""
     patterns_set = rewrite.RewritePatternSet()
-    for root, fn in patterns:
-        patterns_set.add(root, fn)
+    for root, fn, *benefit in patterns:
+        patterns_set.add(root, fn, *benefit)
     rewrite.apply_patterns_and_fold_greedily(op, patterns_set.freeze())
 
 
@@ -452,6 +579,7 @@ def run(op: ir.Operation, options) -> None:
     _apply(op, FIRST_ROUND)
     _apply(op, SECOND_ROUND)
     _apply(op, LINEAR_ROUND)
+    _apply(op, BIAS_ROUND)
     if options.fuse_activations:
         _apply(op, FUSION_ROUND)
     erase_dead_values(op)
