@@ -9,8 +9,9 @@ attributes are declared `irdl.any` here: IRDL's C++ predicates are not checked a
 has no optional attributes, so `strata.dialects.verification` enforces those constraints instead.
 """
 
-from torch_mlir import ir, passmanager
-from torch_mlir.dialects import irdl
+from torch_mlir import passmanager
+from torch_mlir._mlir_libs._mlir import ir  # native modules: the Python wrappers import numpy,
+from torch_mlir._mlir_libs._mlirDialectsIRDL import load_dialects as load_irdl  # ~0.1 s a start
 
 from strata.dialects.specs import DIALECTS
 
@@ -56,5 +57,5 @@ def _load_torch_conversion(context: ir.Context) -> None:
 def load_dialects(context: ir.Context) -> None:
     """Defines the `strata` and `probe` dialects in `context` (and loads `torch_c`)."""
     with context, ir.Location.unknown():
-        irdl.load_dialects(ir.Module.parse(irdl_text()))
+        load_irdl(ir.Module.parse(irdl_text()))
         _load_torch_conversion(context)

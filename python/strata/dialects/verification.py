@@ -8,7 +8,7 @@ for the same failures and go to the op's location, so the context's diagnostic h
 them like any other verifier error.
 """
 
-from torch_mlir import ir
+from torch_mlir._mlir_libs._mlir import ir  # native: `torch_mlir.ir` imports numpy (~0.1 s per tool start)
 
 from strata.dialects.constraints import evaluate
 from strata.dialects.specs import CONSTRAINTS, OPS

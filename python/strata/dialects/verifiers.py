@@ -8,7 +8,7 @@ Dynamic dimensions are compatible with any size.
 
 from typing import Callable
 
-from torch_mlir import ir
+from torch_mlir._mlir_libs._mlir import ir  # native: `torch_mlir.ir` imports numpy (~0.1 s per tool start)
 
 DYNAMIC = ir.ShapedType.get_dynamic_size()
 
