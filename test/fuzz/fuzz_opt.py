@@ -105,7 +105,7 @@ def main(argv=None) -> int:
     args.out.mkdir(parents=True, exist_ok=True)
     work = args.out / "work"
 
-    tried, kinds, signatures, saved = 0, Counter(), {}, []
+    tried, kinds, signatures, unconfirmed, saved = 0, Counter(), {}, Counter(), []
     start = time.monotonic()
     print(f"fuzz_opt: seed {seed}, {len(files)} corpus files, {len(pipelines)} pipelines, {budget:.0f} s budget",
           flush=True)
@@ -117,33 +117,41 @@ def main(argv=None) -> int:
         work.mkdir()
         input_path, output_path = work / "input.mlir", work / "out.mlir"
         input_path.write_bytes(data)
-        result = outcome.run_forked(opt.main, outcome.fill(tool_args, input_path, output_path), work)
+        result = outcome.run_forked(opt.main, outcome.fill(tool_args, {"input": input_path, "output": output_path}), work)
         result.output_left = result.returncode not in (0, None) and output_path.exists()
         finding = outcome.judge(result, "strata-opt")
         tried += 1
         kinds[finding.kind] += 1
-        if finding.kind in ("ok", "rejected") or finding.signature in signatures:
+        if finding.kind in ("ok", "rejected") or finding.signature in signatures or unconfirmed[finding.signature] >= 5:
             continue
         # Confirm through the real tool before believing it.
         confirm_dir = args.out / "confirm"
         shutil.rmtree(confirm_dir, ignore_errors=True)
         confirm_dir.mkdir()
         shutil.copyfile(input_path, confirm_dir / "input.mlir")
-        real = outcome.run_subprocess("strata-opt", outcome.fill(tool_args, confirm_dir / "input.mlir",
-                                                                 confirm_dir / "out.mlir"), confirm_dir)
+        real = outcome.run_subprocess("strata-opt", outcome.fill(tool_args, {"input": confirm_dir / "input.mlir",
+                                                                          "output": confirm_dir / "out.mlir"}), confirm_dir)
         real.output_left = real.returncode not in (0, None) and (confirm_dir / "out.mlir").exists()
         confirmed = outcome.judge(real, "strata-opt")
-        signatures[finding.signature] = confirmed.kind
+        if confirmed.kind in ("ok", "rejected"):
+            unconfirmed[finding.signature] += 1
+        else:
+            signatures[finding.signature] = confirmed.kind
         print(f"fuzz_opt: #{tried} {finding.kind} ({finding.signature}); real tool: {confirmed.kind}; "
               f"from {files[source].relative_to(outcome.ROOT)} ({how}) with {' '.join(tool_args)}", flush=True)
-        if confirmed.kind not in ("ok", "rejected") and not args.no_save:
+        if confirmed.kind in ("ok", "rejected"):  # only in the fork: kept for a look, not a regression
+            kept = args.out / "unconfirmed"
+            kept.mkdir(exist_ok=True)
+            (kept / f"{tried}.mlir").write_bytes(data)
+            (kept / f"{tried}.txt").write_text(" ".join(tool_args) + "\n" + result.stderr)
+        elif not args.no_save:
             path = outcome.save_regression("strata-opt", tool_args, data, ".mlir", confirmed, real,
                                            f"fuzz_opt.py seed {seed}", args.regressions)
             saved.append(str(path))
     elapsed = time.monotonic() - start
     defects = sum(n for k, n in kinds.items() if k in outcome.DEFECTS)
     summary = {"seed": seed, "tried": tried, "seconds": round(elapsed, 1), "outcomes": dict(kinds),
-               "signatures": signatures, "saved": saved, "defects": defects}
+               "signatures": signatures, "unconfirmed": dict(unconfirmed), "saved": saved, "defects": defects}
     (args.out / "summary.json").write_text(json.dumps(summary, indent=1) + "\n")
     shutil.rmtree(work, ignore_errors=True)
     print(f"fuzz_opt: {tried} inputs in {elapsed:.0f} s ({tried / max(elapsed, 1e-9):.1f}/s), "

@@ -64,7 +64,7 @@ def judge(result: Result, tool: str) -> Finding:
         frames = [line for line in lines if line.startswith("File ")]
         where = re.sub(r", line \d+", "", frames[-1]) if frames else ""
         return Finding("traceback", f"{lines[-1].split(':')[0]} at {where}")
-    if result.returncode not in (0, 1):
+    if result.returncode not in (0, 1, 2):  # 2: argparse's usage errors
         return Finding("bad-exit", f"exit {result.returncode}")
     if result.returncode == 0:
         return Finding("ok", "ok")
@@ -153,8 +153,14 @@ def run_subprocess(tool: str, argv: list[str], workdir: Path, timeout: float = H
     return Result(rc, sig, err.decode(errors="replace"), time.monotonic() - start, False, False)
 
 
-def fill(args: list[str], input_path: Path, output_path: Path) -> list[str]:
-    return [a.replace("{input}", str(input_path)).replace("{output}", str(output_path)) for a in args]
+def fill(args: list[str], paths: dict[str, Path]) -> list[str]:
+    """Replaces `{input}`, `{output}` and other placeholders in `args` with paths."""
+    filled = []
+    for arg in args:
+        for key, path in paths.items():
+            arg = arg.replace("{" + key + "}", str(path))
+        filled.append(arg)
+    return filled
 
 
 def save_regression(tool: str, args: list[str], data: bytes, suffix: str, finding: Finding, result: Result,
@@ -178,13 +184,18 @@ def save_regression(tool: str, args: list[str], data: bytes, suffix: str, findin
     return path
 
 
-def replay(record_path: Path, workdir: Path) -> tuple[Finding, Result]:
-    """Runs a saved regression through the real tool; returns what it does now."""
+def replay(record_path: Path, workdir: Path, paths: dict[str, Path] | None = None) -> tuple[Finding, Result]:
+    """Runs a saved regression through the real tool; returns what it does now.
+
+    `paths` supplies placeholders other than `{input}` and `{output}`, such as the `{module}` a
+    strata-run finding ran.
+    """
     record = json.loads(record_path.read_text())
     input_path = workdir / record["input"]
     shutil.copyfile(record_path.parent / record["input"], input_path)
     output = workdir / "out"
-    result = run_subprocess(record["tool"], fill(record["args"], input_path, output), workdir)
+    result = run_subprocess(record["tool"], fill(record["args"], {"input": input_path, "output": output, "workdir": workdir, **(paths or {})}),
+                            workdir)
     if result.returncode not in (0, None) and output.exists():
         result.output_left = True
     return judge(result, record["tool"]), result
