@@ -171,6 +171,40 @@ func.func @layer_norm$decomposed(%arg0: !torch.vtensor<[2,8],f32>, %w: !torch.vt
 
 // -----
 
+// nn.LayerNorm after torch.export's decomposition: the variance in f64, cast back to f32.
+// CHECK-LABEL: func.func @layer_norm$f64_variance
+// CHECK:         "strata.layer_norm"(%{{.*}}) {eps = 1.000000e-05 : f64, normalized_shape = array<i64: 12>, operandSegmentSizes = array<i32: 1, 0, 0>} : (tensor<3x12xf32>) -> tensor<3x12xf32>
+// CHECK-NOT:     torch.aten.rsqrt
+func.func @layer_norm$f64_variance(%arg0: !torch.vtensor<[3,12],f32>) -> !torch.vtensor<[3,12],f32> {
+  %int1 = torch.constant.int 1
+  %int6 = torch.constant.int 6
+  %int7 = torch.constant.int 7
+  %int12 = torch.constant.int 12
+  %true = torch.constant.bool true
+  %false = torch.constant.bool false
+  %none = torch.constant.none
+  %float1 = torch.constant.float 1.000000e+00
+  %eps = torch.constant.float 1.000000e-05
+  %39 = torch.prim.ListConstruct %int1 : (!torch.int) -> !torch.list<int>
+  %40 = torch.aten.to.dtype %arg0, %int7, %false, %false, %none : !torch.vtensor<[3,12],f32>, !torch.int, !torch.bool, !torch.bool, !torch.none -> !torch.vtensor<[3,12],f64>
+  %41 = torch.aten.sum.dim_IntList %40, %39, %true, %none : !torch.vtensor<[3,12],f64>, !torch.list<int>, !torch.bool, !torch.none -> !torch.vtensor<[3,1],f64>
+  %42 = torch.aten.div.Scalar %41, %int12 : !torch.vtensor<[3,1],f64>, !torch.int -> !torch.vtensor<[3,1],f64>
+  %43 = torch.aten.sub.Tensor %40, %42, %float1 : !torch.vtensor<[3,12],f64>, !torch.vtensor<[3,1],f64>, !torch.float -> !torch.vtensor<[3,12],f64>
+  %44 = torch.aten.mul.Tensor %43, %43 : !torch.vtensor<[3,12],f64>, !torch.vtensor<[3,12],f64> -> !torch.vtensor<[3,12],f64>
+  %45 = torch.aten.sum.dim_IntList %44, %39, %true, %none : !torch.vtensor<[3,12],f64>, !torch.list<int>, !torch.bool, !torch.none -> !torch.vtensor<[3,1],f64>
+  %46 = torch.aten.div.Scalar %45, %int12 : !torch.vtensor<[3,1],f64>, !torch.int -> !torch.vtensor<[3,1],f64>
+  %47 = torch.aten.to.dtype %46, %int6, %false, %false, %none : !torch.vtensor<[3,1],f64>, !torch.int, !torch.bool, !torch.bool, !torch.none -> !torch.vtensor<[3,1],f32>
+  %48 = torch.aten.sum.dim_IntList %arg0, %39, %true, %none : !torch.vtensor<[3,12],f32>, !torch.list<int>, !torch.bool, !torch.none -> !torch.vtensor<[3,1],f32>
+  %49 = torch.aten.div.Scalar %48, %int12 : !torch.vtensor<[3,1],f32>, !torch.int -> !torch.vtensor<[3,1],f32>
+  %50 = torch.aten.add.Scalar %47, %eps, %int1 : !torch.vtensor<[3,1],f32>, !torch.float, !torch.int -> !torch.vtensor<[3,1],f32>
+  %51 = torch.aten.rsqrt %50 : !torch.vtensor<[3,1],f32> -> !torch.vtensor<[3,1],f32>
+  %52 = torch.aten.sub.Tensor %arg0, %49, %int1 : !torch.vtensor<[3,12],f32>, !torch.vtensor<[3,1],f32>, !torch.int -> !torch.vtensor<[3,12],f32>
+  %53 = torch.aten.mul.Tensor %52, %51 : !torch.vtensor<[3,12],f32>, !torch.vtensor<[3,1],f32> -> !torch.vtensor<[3,12],f32>
+  return %53 : !torch.vtensor<[3,12],f32>
+}
+
+// -----
+
 // CHECK-LABEL: func.func @silu$forms
 // CHECK-COUNT-3: "strata.silu"(%{{.*}}) : (tensor<2x8xf32>) -> tensor<2x8xf32>
 // CHECK-NOT:     torch.aten.sigmoid
@@ -354,6 +388,24 @@ func.func @linear$mm_bias(%arg0: !torch.vtensor<[2,8],f32>, %w: !torch.vtensor<[
   %30 = torch.aten.mm %arg0, %29 : !torch.vtensor<[2,8],f32>, !torch.vtensor<[8,6],f32> -> !torch.vtensor<[2,6],f32>
   %31 = torch.aten.add.Tensor %30, %b, %int1 : !torch.vtensor<[2,6],f32>, !torch.vtensor<[6],f32>, !torch.int -> !torch.vtensor<[2,6],f32>
   return %31 : !torch.vtensor<[2,6],f32>
+}
+
+// -----
+
+// addmm after torch.export's decomposition: mm and bias each multiplied by 1, then added.
+// CHECK-LABEL: func.func @linear$addmm_decomposed
+// CHECK:         "strata.linear"(%{{.*}}, %{{.*}}, %{{.*}}) {activation = 0 : i32} : (tensor<3x12xf32>, tensor<5x12xf32>, tensor<5xf32>) -> tensor<3x5xf32>
+// CHECK-NOT:     torch.aten.add.Tensor
+func.func @linear$addmm_decomposed(%arg0: !torch.vtensor<[3,12],f32>, %w: !torch.vtensor<[5,12],f32>, %b: !torch.vtensor<[5],f32>) -> !torch.vtensor<[3,5],f32> {
+  %int0 = torch.constant.int 0
+  %int1 = torch.constant.int 1
+  %56 = torch.prim.ListConstruct %int1, %int0 : (!torch.int, !torch.int) -> !torch.list<int>
+  %57 = torch.aten.permute %w, %56 : !torch.vtensor<[5,12],f32>, !torch.list<int> -> !torch.vtensor<[12,5],f32>
+  %58 = torch.aten.mm %arg0, %57 : !torch.vtensor<[3,12],f32>, !torch.vtensor<[12,5],f32> -> !torch.vtensor<[3,5],f32>
+  %59 = torch.aten.mul.Scalar %58, %int1 : !torch.vtensor<[3,5],f32>, !torch.int -> !torch.vtensor<[3,5],f32>
+  %60 = torch.aten.mul.Scalar %b, %int1 : !torch.vtensor<[5],f32>, !torch.int -> !torch.vtensor<[5],f32>
+  %61 = torch.aten.add.Tensor %59, %60, %int1 : !torch.vtensor<[3,5],f32>, !torch.vtensor<[5],f32>, !torch.int -> !torch.vtensor<[3,5],f32>
+  return %61 : !torch.vtensor<[3,5],f32>
 }
 
 // -----

@@ -202,25 +202,34 @@ def _mean(pattern, dims: str, count: str):
 
 
 _CENTERED = Op("torch.aten.sub.Tensor", Var("x"), _broadcast(_mean(Var("x"), "dims", "count")), Const(1), bind="centered")
+_VARIANCE = _mean(Op("torch.aten.mul.Tensor", Var("centered"), Var("centered")), "var_dims", "var_count")
+# torch's native_layer_norm decomposition computes the variance in f64 and casts it back.
+_X_F64 = Op("torch.aten.to.dtype", Var("x"), ANY, Const(False), Const(False), Const(None))
+_CENTERED_F64 = Op(
+    "torch.aten.sub.Tensor", _X_F64, _broadcast(_mean(_X_F64, "dims64", "count64")), Const(1), bind="centered64"
+)
+_VARIANCE_F64 = Op(
+    "torch.aten.to.dtype",
+    _mean(Op("torch.aten.mul.Tensor", _CENTERED_F64, Var("centered64")), "var_dims", "var_count"),
+    ANY, Const(False), Const(False), Const(None),
+)
 LAYER_NORM_DECOMPOSED = Op(
     "torch.aten.mul.Tensor",
     _CENTERED,
     _broadcast(
         Op(
             "torch.aten.rsqrt",
-            Op(
-                "torch.aten.add.Scalar",
-                _mean(Op("torch.aten.mul.Tensor", Var("centered"), Var("centered")), "var_dims", "var_count"),
-                Const(bind="eps"),
-                Const(1),
-            ),
+            Op("torch.aten.add.Scalar", AnyOf(_VARIANCE, _VARIANCE_F64), Const(bind="eps"), Const(1)),
         )
     ),
 )
 
 
 def raise_layer_norm_decomposed(op, rewriter):
-    """(x - mean(x)) * rsqrt(mean((x - mean(x))^2) + eps) over trailing dims, no weight or bias."""
+    """(x - mean(x)) * rsqrt(mean((x - mean(x))^2) + eps) over trailing dims, no weight or bias.
+
+    The variance may be computed in f64 and cast back, as torch's own decomposition does.
+    """
     found = match_op(LAYER_NORM_DECOMPOSED, op)
     if found is None or shape(found["x"]) is None:
         return True
@@ -234,7 +243,9 @@ def raise_layer_norm_decomposed(op, rewriter):
     count = 1
     for d in normalized:
         count *= d
-    if found.get("count", count) != count or found.get("var_count", count) != count:
+    if any(found.get(name, count) != count for name in ("count", "var_count", "count64")):
+        return True
+    if "dims64" in found and sorted(d % rank for d in found["dims64"]) != dims:
         return True
     if not isinstance(found["eps"], float) or found["eps"] <= 0:
         return True
@@ -386,8 +397,13 @@ def raise_linear(op, rewriter):
     )
 
 
+def _times_one(pattern):
+    """`pattern`, possibly multiplied by 1 (torch's addmm decomposition scales by beta and alpha)."""
+    return AnyOf(Op("torch.aten.mul.Scalar", pattern, Const(1)), pattern)
+
+
 LINEAR_PLUS_BIAS = Op(
-    "torch.aten.add.Tensor", _raised("strata.linear", bind="linear"), Var("b"), Const(1)
+    "torch.aten.add.Tensor", _times_one(_raised("strata.linear", bind="linear")), _times_one(Var("b")), Const(1)
 )
 
 
