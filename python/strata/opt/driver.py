@@ -18,6 +18,7 @@ from strata.atomic_output import atomic_write
 from strata.context import make_context
 from strata.crash_guard import Reporter
 from strata.diagnostics import Diagnostic, DiagnosticCollector, print_diagnostics
+from strata.dialects.specs import DIALECTS
 from strata.errors import StrataError
 from strata.opt import split_input, verify_diagnostics
 from strata.pass_pipeline import NestedPipeline, build_pass_manager
@@ -59,6 +60,10 @@ class OptDriver:
     def run(self, data: bytes) -> int:
         """Processes the input bytes; returns the exit code."""
         options = self.options
+        # Walking every op from Python costs ~0.3 s on a large module (the bindings import each
+        # dialect's Python module on first sight); input that never names a strata or probe op
+        # cannot hold one, in text or in bytecode's string table.
+        self._may_hold_strata_ops = any(name.encode() in data for name in DIALECTS)
         chunks = [None]  # the whole input, parsed straight from the file or the bytes
         if not data.startswith(BYTECODE_MAGIC):
             try:
@@ -100,7 +105,7 @@ class OptDriver:
                     module = ir.Module.parse(data)
             except ir.MLIRError as e:
                 collector.add_error(e)
-            if module is not None and not dialects.verify(module.operation):
+            if module is not None and self._may_hold_strata_ops and not dialects.verify(module.operation):
                 module = None
             if module is not None and options.pipeline is not None:
                 pm = build_pass_manager(options.pipeline, self.context)
