@@ -43,7 +43,10 @@ def iree_flags(options: CompileOptions, *, has_conv: bool = True) -> list[str]:
             if tuned.applies_to == "all" or has_conv:
                 flags += tuned.flags
     # Keep the model's dtypes: IREE demotes f64 to f32 by default, which corrupts f64 results.
-    flags.append("--iree-input-demote-f64-to-f32=false")
+    # Chips without 64-bit arithmetic demote (compile_ir refuses 64-bit types at the boundary).
+    flags.append(f"--iree-input-demote-f64-to-f32={'false' if chip.bits64 else 'true'}")
+    if not chip.bits64:
+        flags.append("--iree-input-demote-i64-to-i32=true")
     if options.dump_dir is not None:
         dispatch_dir = Path(options.dump_dir) / "dispatches"
         flags.append(f"--iree-hal-dump-executable-intermediates-to={dispatch_dir}")
@@ -74,6 +77,11 @@ def compile_ir(text: str, options: CompileOptions, *, input_type: str = "torch")
     """The vmfb for torch-dialect (`input_type="torch"`) or linalg (`"auto"`) IR text."""
     target = options.resolved_target()
     chip = target.chip(options.chip)
+    if not chip.bits64 and re.search(r'strata\.(inputs|outputs) = "[^"]*[fi]64', text):
+        raise StrataError(
+            f"chip '{chip.name}' of target '{target.name}' has no 64-bit arithmetic and the model takes "
+            "or returns f64/i64 tensors: IREE would demote them to 32 bits (convert the model, or pick another chip)"
+        )
     if chip.executable_target:
         device = target.flags[0].split("=", 1)[1] if target.flags else target.name
         text = _with_executable_target(text, device, chip.executable_target)

@@ -24,6 +24,7 @@ class Chip:
     flags: tuple[str, ...] = ()
     # A complete `#hal.executable.target<...>` for chips IREE's own table does not know.
     executable_target: str | None = None
+    bits64: bool = True  # False: no f64/i64 arithmetic (IREE then demotes them to 32 bits)
 
 
 @dataclass(frozen=True)
@@ -103,6 +104,7 @@ def _parse_target(path: Path) -> Target:
                 _strings(chip, "aliases", chip_where),
                 _strings(chip, "flags", chip_where),
                 chip.get("executable_target"),
+                bool(chip.get("bits64", True)),
             )
         )
     tuned = []
