@@ -85,8 +85,8 @@ class _Func:
         return filled
 
     def generic(self, loops: int, inputs: list[tuple[str, list[str]]], output: tuple[str, list[str]],
-                iterators: list[str], body: list[str]) -> str:
-        """A linalg.generic; `body` computes `%r` from block args `%a0..` and the output `%acc`."""
+                iterators: list[str], body: list[str], yields: str = "%r") -> str:
+        """A linalg.generic; `body` computes `yields` from block args `%a0..` and the output `%acc`."""
         maps = [_map(loops, exprs) for _, exprs in inputs] + [_map(loops, output[1])]
         ins = ", ".join(name for name, _ in inputs)
         in_types = ", ".join(self.type_of(name) for name, _ in inputs)
@@ -103,7 +103,7 @@ class _Func:
         )
         self.lines.append(f"^bb0({block_args}):")
         self.lines.extend("  " + line for line in body)
-        self.lines.append(f"  linalg.yield %r : {self.elt}")
+        self.lines.append(f"  linalg.yield {yields} : {self.elt}")
         self.lines.append(f"}} -> {out_type}")
         self.shapes[result] = self.shapes[out_name]
         return result
@@ -245,8 +245,8 @@ def _mean_over_trailing(f: _Func, x: str, k: int, square: bool, center: str | No
     elif square:
         body = [f"%v = arith.mulf %a0, %a0 : {elt}"]
     else:
-        body = [f"%zero = {_float(0.0, elt)}", f"%v = arith.addf %a0, %zero : {elt}"]
-    body.append(f"%r = arith.addf %v, %acc : {elt}")
+        body = []
+    body.append(f"%r = arith.addf {'%v' if body else '%a0'}, %acc : {elt}")
     sums = f.generic(
         rank, inputs, (f.empty([(x, i) for i in range(rank - k)], 0.0), lead),
         ["parallel"] * (rank - k) + ["reduction"] * k, body,
@@ -288,10 +288,8 @@ def _normalize(f: _Func, x: str, k: int, eps: float, mean: str | None, mean_squa
         inputs.append((bias, trailing))
         body.append(f"%r2 = arith.addf {last}, %a{len(inputs) - 1} : {elt}")
         last = "%r2"
-    body.append(f"%r = arith.addf {last}, %zero : {elt}")
-    body.insert(0, f"%zero = {_float(0.0, elt)}")
     out = f.empty([(x, i) for i in range(rank)], None)
-    return f.generic(rank, inputs, (out, identity), ["parallel"] * rank, body)
+    return f.generic(rank, inputs, (out, identity), ["parallel"] * rank, body, yields=last)
 
 
 def lower_layer_norm(op: ir.Operation) -> str:
@@ -350,9 +348,9 @@ def lower_attention(op: ir.Operation) -> str:
             f"%s2 = arith.select %above, %ninf, {last} : {elt}",
         ]
         last = "%s2"
-    body.append(f"%r = arith.addf {last}, %zero : {elt}")
-    body.insert(0, f"%zero = {_float(0.0, elt)}")
-    masked = f.generic(4, inputs, (f.empty([(scores, i) for i in range(4)], None), identity), ["parallel"] * 4, body)
+    masked = f.generic(
+        4, inputs, (f.empty([(scores, i) for i in range(4)], None), identity), ["parallel"] * 4, body, yields=last
+    )
     probs = _softmax(f, masked, 3)
     # out[b, h, i, d] = sum_j probs[b, h, i, j] * v[b, h, j, d]   (loops b, h, i, d, j)
     out = f.generic(
@@ -385,7 +383,7 @@ def lower_linear(op: ir.Operation) -> str:
     if "bias" in v:
         init = f.generic(
             rank, [(v["bias"], [f"d{rank - 1}"])], (f.empty(out_dims, None), [f"d{i}" for i in range(rank)]),
-            ["parallel"] * rank, [f"%zero = {_float(0.0, elt)}", f"%r = arith.addf %a0, %zero : {elt}"],
+            ["parallel"] * rank, [], yields="%a0",
         )
     else:
         init = f.empty(out_dims, 0.0)

@@ -13,7 +13,6 @@ bool/str/none`) and `torch.prim.ListConstruct` lists of them match by value.
 
 import math
 from dataclasses import dataclass
-from typing import Callable
 
 from torch_mlir import ir
 
@@ -160,8 +159,3 @@ def match_op(pattern, op: ir.Operation) -> dict | None:
     """Bindings of `pattern` matched at the first result of `op`, or None."""
     op = op.operation if isinstance(op, ir.OpView) else op
     return match(pattern, op.results[0]) if len(op.results) else None
-
-
-def is_int_list(expected: Callable[[list], bool]):
-    """A `Const` predicate for a constant int list satisfying `expected`."""
-    return lambda v: isinstance(v, list) and all(isinstance(x, int) for x in v) and expected(v)

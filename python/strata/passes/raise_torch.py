@@ -1,9 +1,11 @@
 """strata-raise-torch: torch-dialect subgraphs -> strata ops (declared in passes/raise_torch.td).
 
 Each pattern recognizes one operator in one spelling and is written as a `torch_match` tree.
-Patterns run in two rounds: first the operators built from torch ops only (softmax, RMSNorm,
-SiLU, GELU, linear layers), then those that contain raised ops (attention contains a softmax; an
-RMSNorm weight multiplies a raised RMSNorm; a fused activation follows a raised linear).
+Patterns run in rounds, each greedy to a fixed point, so that a pattern containing a raised op
+finds it already raised: first the operators built from torch ops only (softmax, norms,
+activations, sdpa); then attention (around a raised softmax) and norm weights; then linear
+layers, their biases, and (option fuse-activations) the activation after them. Finally the torch
+ops the raised subgraphs replaced, now unused, are erased.
 """
 
 from torch_mlir import ir, rewrite
@@ -11,7 +13,7 @@ from torch_mlir import ir, rewrite
 from strata.dialects import strata as S
 from strata.dialects.verification import op_error
 from strata.torch_bridge import builtin_float_type, erase_dead_values, from_builtin, shape, to_builtin
-from strata.torch_match import ANY, AnyOf, Const, Op, Var, is_int_list, match_op
+from strata.torch_match import ANY, AnyOf, Const, Op, Var, match_op
 
 
 def _raise(rewriter, root: ir.Operation, build) -> bool:
@@ -33,8 +35,8 @@ def _raise(rewriter, root: ir.Operation, build) -> bool:
         if isinstance(value.type, ir.RankedTensorType):
             return value  # already a builtin tensor (a raised op's operand)
         builtin = to_builtin(value, loc=loc, ip=ip)
-        if _strata_op(builtin).name == "torch_c.to_builtin_tensor":
-            casts.append(_strata_op(builtin))
+        if _defining_op(builtin).name == "torch_c.to_builtin_tensor":
+            casts.append(_defining_op(builtin))
         return builtin
 
     with loc, ip:
@@ -62,7 +64,7 @@ def _has_one_use(value: ir.Value) -> bool:
     return len(list(value.uses)) == 1
 
 
-def _strata_op(value: ir.Value) -> ir.Operation:
+def _defining_op(value: ir.Value) -> ir.Operation:
     owner = value.owner
     return owner.operation if isinstance(owner, ir.OpView) else owner
 
@@ -154,7 +156,7 @@ def fold_rms_norm_weight(op, rewriter):
     found = match_op(RMS_NORM_TIMES_WEIGHT, op)
     if found is None:
         return True
-    norm = _strata_op(found["norm"])
+    norm = _defining_op(found["norm"])
     if len(norm.operands) != 1 or not _has_one_use(norm.results[0]):
         return True
     x, attrs = norm.operands[0], norm.attributes
@@ -268,7 +270,7 @@ def _fold_into_layer_norm(pattern, role: str):
         found = match_op(pattern, op)
         if found is None:
             return True
-        norm = _strata_op(found["norm"])
+        norm = _defining_op(found["norm"])
         segments = list(norm.attributes["operandSegmentSizes"])
         operands = list(norm.operands)
         if not _has_one_use(norm.results[0]) or segments[2] or (role == "weight" and segments[1]):
@@ -412,7 +414,7 @@ def fold_linear_bias(op, rewriter):
     found = match_op(LINEAR_PLUS_BIAS, op)
     if found is None:
         return True
-    linear = _strata_op(found["linear"])
+    linear = _defining_op(found["linear"])
     operands = list(linear.operands)
     if len(operands) != 2 or not _has_one_use(linear.results[0]):
         return True
@@ -440,11 +442,11 @@ def fuse_linear_activation(op, rewriter):
     found = match_op(LINEAR_THEN_ACTIVATION, op)
     if found is None:
         return True
-    linear = _strata_op(found["linear"])
+    linear = _defining_op(found["linear"])
     if linear.attributes["activation"].value != int(S.Activation.None_) or not _has_one_use(linear.results[0]):
         return True
     if "act" in found:
-        act = _strata_op(found["act"])
+        act = _defining_op(found["act"])
         if act.name == "strata.silu":
             activation = S.Activation.Silu
         elif act.attributes["approximation"].value == int(S.GeluApproximation.Tanh):
@@ -492,7 +494,7 @@ def raise_attention(op, rewriter):
     if found is None:
         return True
     q, k, v = (shape(found[n]) for n in ("q", "k", "v"))
-    softmax = _strata_op(found["softmax"])
+    softmax = _defining_op(found["softmax"])
     if any(s is None or len(s) != 4 for s in (q, k, v)) or softmax.attributes["dim"].value not in (-1, 3):
         return True
     if not _has_one_use(softmax.results[0]):
