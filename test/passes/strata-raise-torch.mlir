@@ -1,6 +1,7 @@
 // strata-raise-torch, one pattern per case: the forms it raises and near misses it must leave
 // alone. (The whole LLaMA block: strata-raise-torch-llama.mlir.)
 // RUN: strata-opt --split-input-file --strata-raise-torch %s | FileCheck %s
+// RUN: strata-opt --split-input-file --pass-pipeline='builtin.module(func.func(strata-raise-torch{fuse-activations=false}))' %s | FileCheck %s
 
 // CHECK-LABEL: func.func @softmax$aten
 // CHECK:         %[[X:.*]] = torch_c.to_builtin_tensor %arg0 : !torch.vtensor<[2,8],f32> -> tensor<2x8xf32>

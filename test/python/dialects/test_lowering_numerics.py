@@ -23,6 +23,7 @@ IREE_CPU_FLAGS = [
     "--iree-hal-target-device=local",
     "--iree-hal-local-target-device-backends=llvm-cpu",
     "--iree-llvmcpu-target-cpu=host",
+    "--iree-input-demote-f64-to-f32=false",  # on by default; the f64 cases must stay f64
 ]
 
 
@@ -47,8 +48,11 @@ class LoweredModule:
         return torch.from_numpy(np.asarray(result))
 
 
-def _tensor_type(shape) -> str:
-    return "tensor<" + "".join(f"{d}x" for d in shape) + "f32>"
+_MLIR_DTYPES = {torch.float32: "f32", torch.float64: "f64", torch.float16: "f16"}
+
+
+def _tensor_type(shape, dtype=torch.float32) -> str:
+    return "tensor<" + "".join(f"{d}x" for d in shape) + _MLIR_DTYPES[dtype] + ">"
 
 
 @dataclass(frozen=True)
@@ -58,12 +62,13 @@ class Case:
     shapes: tuple  # input shapes
     result_shape: tuple
     reference: Callable
+    dtype: torch.dtype = torch.float32
 
     def function_text(self) -> str:
-        args = ", ".join(f"%a{i}: {_tensor_type(s)}" for i, s in enumerate(self.shapes))
+        args = ", ".join(f"%a{i}: {_tensor_type(s, self.dtype)}" for i, s in enumerate(self.shapes))
         names = ", ".join(f"%a{i}" for i in range(len(self.shapes)))
-        types = ", ".join(_tensor_type(s) for s in self.shapes)
-        result = _tensor_type(self.result_shape)
+        types = ", ".join(_tensor_type(s, self.dtype) for s in self.shapes)
+        result = _tensor_type(self.result_shape, self.dtype)
         op = self.op.format(args=names)
         return (
             f"func.func @{self.name}({args}) -> {result} {{\n"
@@ -127,7 +132,16 @@ CASES = [
          ((1, 2, 6), (3, 6)), (1, 2, 3), lambda x, w: F.gelu(F.linear(x, w), approximate="tanh")),
     Case("linear_silu", '"strata.linear"({args}) {{activation = 4 : i32}}',
          ((5, 10), (3, 10), (3,)), (5, 3), lambda x, w, b: F.silu(F.linear(x, w, b))),
+    # Other element types: the lowering computes in the op's element type.
+    Case("softmax_f64", '"strata.softmax"({args}) {{dim = -1 : i64}}', ((3, 17),), (3, 17),
+         lambda x: F.softmax(x, -1), torch.float64),
+    Case("layer_norm_f64",
+         '"strata.layer_norm"({args}) {{' + _ln("6") + ', eps = 1.0e-5 : f64, operandSegmentSizes = array<i32: 1, 1, 0>}}',
+         ((4, 6), (6,)), (4, 6), lambda x, w: F.layer_norm(x, [6], w, None, 1e-5), torch.float64),
+    Case("silu_f16", '"strata.silu"({args})', ((3, 9),), (3, 9), F.silu, torch.float16),
 ]
+
+TOLERANCES = {torch.float32: 1e-5, torch.float64: 1e-12, torch.float16: 2e-3}
 
 
 @pytest.fixture(scope="module")
@@ -139,11 +153,12 @@ def lowered_module():
 @pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
 def test_lowering_matches_pytorch(case, lowered_module):
     generator = torch.Generator().manual_seed(sum(map(ord, case.name)))
-    inputs = [torch.randn(shape, generator=generator) for shape in case.shapes]
+    inputs = [torch.randn(shape, generator=generator, dtype=case.dtype) for shape in case.shapes]
     expected = case.reference(*inputs)
     actual = lowered_module(case.name, *inputs)
-    assert actual.shape == expected.shape
-    torch.testing.assert_close(actual, expected, rtol=1e-5, atol=1e-5)
+    assert actual.shape == expected.shape and actual.dtype == expected.dtype
+    tolerance = TOLERANCES[case.dtype]
+    torch.testing.assert_close(actual, expected, rtol=tolerance, atol=tolerance)
 
 
 def test_causal_attention_ignores_later_keys(lowered_module):
