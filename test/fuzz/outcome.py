@@ -107,6 +107,7 @@ def run_forked(main, argv: list[str], workdir: Path, timeout: float = HANG_SECON
     a hang is killed together with any process the tool forked itself.
     """
     err_path = workdir / "stderr"
+    err_fd = os.open(err_path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)  # exists even if the child never runs
     sys.stdout.flush()
     sys.stderr.flush()
     start = time.monotonic()
@@ -119,7 +120,7 @@ def run_forked(main, argv: list[str], workdir: Path, timeout: float = HANG_SECON
             devnull = os.open(os.devnull, os.O_RDWR)
             os.dup2(devnull, 0)
             os.dup2(devnull, 1)
-            os.dup2(os.open(err_path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644), 2)
+            os.dup2(err_fd, 2)
             try:
                 code = main(argv)
             except SystemExit as e:
@@ -131,6 +132,7 @@ def run_forked(main, argv: list[str], workdir: Path, timeout: float = HANG_SECON
             sys.stdout.flush()
             sys.stderr.flush()
             os._exit(code)
+    os.close(err_fd)
     rc, sig, timed_out = _wait(pid, timeout)
     return Result(rc, sig, err_path.read_text(errors="replace"), time.monotonic() - start, timed_out, False)
 
