@@ -121,7 +121,8 @@ def _run(options) -> int:
     if options.plot:
         from strata.bench.plot import write_plot
 
-        write_plot(outcomes, options.plot, f"{' '.join(command)}  ({options.threads} threads)")
+        threads = f"{options.threads} thread{'s' if options.threads > 1 else ''}"
+        write_plot(outcomes, options.plot, f"strata-bench: median of {options.repeat}, {threads}")
     return 0
 
 
