@@ -31,8 +31,9 @@ class CompileOptions:
         return get_target(self.target)
 
 
-def iree_flags(options: CompileOptions, *, has_conv: bool = True) -> list[str]:
-    """The iree-compile flags for `options`; `has_conv` gates conv-only tuned defaults."""
+def iree_flags(options: CompileOptions, *, has_conv: bool = True, f64_at_boundary: bool = True) -> list[str]:
+    """The iree-compile flags for `options`; `has_conv` gates conv-only tuned defaults, and
+    `f64_at_boundary` (unknown counts as True) whether f64 may be demoted inside the model."""
     target = options.resolved_target()
     chip = target.chip(options.chip)
     flags = list(target.flags)
@@ -43,8 +44,10 @@ def iree_flags(options: CompileOptions, *, has_conv: bool = True) -> list[str]:
             if tuned.applies_to == "all" or has_conv:
                 flags += tuned.flags
     # Keep the model's dtypes: IREE demotes f64 to f32 by default, which corrupts f64 results.
-    # Chips without 64-bit arithmetic demote (compile_ir refuses 64-bit types at the boundary).
-    flags.append(f"--iree-input-demote-f64-to-f32={'false' if chip.bits64 else 'true'}")
+    # Chips without 64-bit arithmetic demote (compile_ir refuses 64-bit types at the boundary),
+    # and so do targets that cannot compile f64 internals, for models with no f64 at the boundary.
+    demote = not chip.bits64 or (target.demote_internal_f64 and not f64_at_boundary)
+    flags.append(f"--iree-input-demote-f64-to-f32={'true' if demote else 'false'}")
     if not chip.bits64:
         flags.append("--iree-input-demote-i64-to-i32=true")
     if options.dump_dir is not None:
@@ -93,7 +96,9 @@ def compile_ir(text: str, options: CompileOptions, *, input_type: str = "torch")
 def _run_compiler(text: str, options: CompileOptions, input_type: str) -> bytes:
     from iree.compiler import tools as ireec
 
-    flags = iree_flags(options, has_conv=_is_conv_model(text))
+    signature = re.search(r'strata\.inputs = "([^"]*)", strata\.outputs = "([^"]*)"', text)
+    f64_at_boundary = signature is None or "f64" in signature.group(1) + signature.group(2)
+    flags = iree_flags(options, has_conv=_is_conv_model(text), f64_at_boundary=f64_at_boundary)
     try:
         return ireec.compile_str(text, input_type=input_type, extra_args=flags)
     except ireec.CompilerToolError as e:

@@ -59,6 +59,7 @@ class Target:
     audit_files: tuple[str, ...]
     audit: tuple[AuditClass, ...]
     source: Path
+    demote_internal_f64: bool = False  # demote f64 inside models whose boundary has none
 
     def chip(self, name: str | None) -> Chip:
         """The chip called `name` (or one of its aliases); the target's default when None."""
@@ -146,6 +147,7 @@ def _parse_target(path: Path) -> Target:
         audit_files=_strings(data, "audit_files", where),
         audit=tuple(audit),
         source=path,
+        demote_internal_f64=bool(data.get("demote_internal_f64", False)),
     )
     target.chip(target.default_chip)  # the default must be one of the listed chips
     return target
