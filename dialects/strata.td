@@ -171,6 +171,9 @@ def Strata_AttentionOp : Strata_Op<"attention",
     `[batch|1, heads|1, Lq, Lk]` and the element type of `query`. With
     `is_causal`, scores above the diagonal (key position > query position)
     are masked out, as in `torch.nn.functional.scaled_dot_product_attention`.
+    A query whose every score is `-inf` (all keys masked) gets a NaN row, as
+    softmax itself gives, unless `fully_masked_rows_zero` is set: then its row
+    is 0, as `scaled_dot_product_attention` gives.
 
     Verifier: batch and head dims of query, key, value and result agree; the
     head dims (`E`) of query and key agree; key and value have the same
@@ -182,7 +185,8 @@ def Strata_AttentionOp : Strata_Op<"attention",
                        Strata_Float4DTensor:$value,
                        Optional<Strata_FloatTensor>:$mask,
                        Strata_ScaleAttr:$scale,
-                       BoolAttr:$is_causal);
+                       BoolAttr:$is_causal,
+                       DefaultValuedAttr<BoolAttr, "false">:$fully_masked_rows_zero);
   let results = (outs Strata_Float4DTensor:$result);
   let hasVerifier = 1;
 }

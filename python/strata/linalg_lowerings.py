@@ -8,7 +8,7 @@ readable as the IR it produces. Bodies use only `linalg.generic`, `linalg.fill`,
 uses it so a body can be cloned anywhere. The arithmetic follows PyTorch's definitions: softmax
 subtracts the row maximum; layer norm uses the biased variance; GELU is erf-based or the tanh
 approximation; attention is softmax(q k^T * scale + mask) v with key positions after the query
-position masked when causal.
+position masked when causal (and fully masked rows 0 when the op asks for it).
 """
 
 import math
@@ -131,8 +131,9 @@ def _start(op: ir.Operation, names: list[str]) -> tuple[_Func, dict]:
     present = names[: len(values)] if len(values) == len(names) else None
     if present is None:
         present = _present_names(op, names)
-    args = [(f"%{n}", list(v.type.shape), _elt(v)) for n, v in zip(present, values)]
-    return _Func(elt, args), {n: f"%{n}" for n in present}
+    args = [(f"%in_{n}", list(v.type.shape), _elt(v)) for n, v in zip(present, values)]
+    # "in_" keeps argument names apart from the names region bodies use.
+    return _Func(elt, args), {n: f"%in_{n}" for n in present}
 
 
 def _present_names(op: ir.Operation, names: list[str]) -> list[str]:
@@ -196,7 +197,8 @@ def lower_silu(op: ir.Operation) -> str:
 # --- softmax --------------------------------------------------------------------------------
 
 
-def _softmax(f: _Func, x: str, dim: int) -> str:
+def _softmax(f: _Func, x: str, dim: int, zero_fully_masked: bool = False) -> str:
+    """softmax over `dim`; with `zero_fully_masked`, rows whose maximum is -inf become 0, not NaN."""
     rank = len(f.shapes[x])
     identity = [f"d{i}" for i in range(rank)]
     reduced = [f"d{i}" for i in range(rank) if i != dim]
@@ -215,9 +217,19 @@ def _softmax(f: _Func, x: str, dim: int) -> str:
     sums = f.generic(
         rank, [(exps, identity)], (f.empty(kept, 0.0), reduced), iterators, [f"%r = arith.addf %a0, %acc : {elt}"]
     )
+    inputs = [(exps, identity), (sums, reduced)]
+    body = [f"%r = arith.divf %a0, %a1 : {elt}"]
+    if zero_fully_masked:
+        inputs.append((row_max, reduced))
+        body = [
+            f"%quotient = arith.divf %a0, %a1 : {elt}",
+            f"%ninf = arith.constant {_NEG_INF[elt]} : {elt}",
+            f"%masked = arith.cmpf oeq, %a2, %ninf : {elt}",
+            f"%zero = {_float(0.0, elt)}",
+            f"%r = arith.select %masked, %zero, %quotient : {elt}",
+        ]
     return f.generic(
-        rank, [(exps, identity), (sums, reduced)], (f.empty([(x, i) for i in range(rank)], None), identity),
-        ["parallel"] * rank, [f"%r = arith.divf %a0, %a1 : {elt}"],
+        rank, inputs, (f.empty([(x, i) for i in range(rank)], None), identity), ["parallel"] * rank, body
     )
 
 
@@ -351,7 +363,8 @@ def lower_attention(op: ir.Operation) -> str:
     masked = f.generic(
         4, inputs, (f.empty([(scores, i) for i in range(4)], None), identity), ["parallel"] * 4, body, yields=last
     )
-    probs = _softmax(f, masked, 3)
+    zero_fully_masked = "fully_masked_rows_zero" in op.attributes and op.attributes["fully_masked_rows_zero"].value
+    probs = _softmax(f, masked, 3, zero_fully_masked)
     # out[b, h, i, d] = sum_j probs[b, h, i, j] * v[b, h, j, d]   (loops b, h, i, d, j)
     out = f.generic(
         5, [(probs, ["d0", "d1", "d2", "d4"]), (val, ["d0", "d1", "d4", "d3"])],

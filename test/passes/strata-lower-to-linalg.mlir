@@ -165,3 +165,18 @@ func.func @linear_plain(%x: tensor<3x8xf32>, %w: tensor<5x8xf32>) -> tensor<3x5x
   %0 = "strata.linear"(%x, %w) {activation = 0 : i32} : (tensor<3x8xf32>, tensor<5x8xf32>) -> tensor<3x5xf32>
   return %0 : tensor<3x5xf32>
 }
+
+// -----
+
+// fully_masked_rows_zero: rows whose maximum score is -inf become 0 instead of 0/0.
+// CHECK-LABEL: func.func @attention_fully_masked_rows_zero
+// CHECK:         %[[MAX:.*]] = linalg.generic {{.*}} iterator_types = ["parallel", "parallel", "parallel", "reduction"]
+// CHECK:           arith.maximumf
+// CHECK:         linalg.generic {{.*}} ins(%{{.*}}, %{{.*}}, %[[MAX]] : tensor<1x1x4x6xf32>, tensor<1x1x4xf32>, tensor<1x1x4xf32>)
+// CHECK:           %[[Q:.*]] = arith.divf
+// CHECK:           %[[ALL_MASKED:.*]] = arith.cmpf oeq, %{{.*}}, %{{.*}} : f32
+// CHECK:           arith.select %[[ALL_MASKED]], %{{.*}}, %[[Q]] : f32
+func.func @attention_fully_masked_rows_zero(%q: tensor<1x1x4x8xf32>, %k: tensor<1x1x6x8xf32>, %m: tensor<4x6xf32>) -> tensor<1x1x4x8xf32> {
+  %0 = "strata.attention"(%q, %k, %k, %m) {scale = 0.5 : f64, is_causal = false, fully_masked_rows_zero = true} : (tensor<1x1x4x8xf32>, tensor<1x1x6x8xf32>, tensor<1x1x6x8xf32>, tensor<4x6xf32>) -> tensor<1x1x4x8xf32>
+  return %0 : tensor<1x1x4x8xf32>
+}

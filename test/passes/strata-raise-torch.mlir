@@ -292,7 +292,7 @@ func.func @gelu$wrong_coefficient(%arg0: !torch.vtensor<[2,8],f32>) -> !torch.vt
 
 // scaled_dot_product_attention without a scale gets 1/sqrt(head_dim).
 // CHECK-LABEL: func.func @attention$sdpa
-// CHECK:         "strata.attention"(%{{.*}}, %{{.*}}, %{{.*}}) {is_causal = true, scale = 0.35355339059327379 : f64} : (tensor<1x2x4x8xf32>, tensor<1x2x4x8xf32>, tensor<1x2x4x8xf32>) -> tensor<1x2x4x8xf32>
+// CHECK:         "strata.attention"(%{{.*}}, %{{.*}}, %{{.*}}) {fully_masked_rows_zero = true, is_causal = true, scale = 0.35355339059327379 : f64} : (tensor<1x2x4x8xf32>, tensor<1x2x4x8xf32>, tensor<1x2x4x8xf32>) -> tensor<1x2x4x8xf32>
 func.func @attention$sdpa(%q: !torch.vtensor<[1,2,4,8],f32>, %k: !torch.vtensor<[1,2,4,8],f32>, %v: !torch.vtensor<[1,2,4,8],f32>) -> !torch.vtensor<[1,2,4,8],f32> {
   %none = torch.constant.none
   %zero = torch.constant.float 0.000000e+00
@@ -300,6 +300,108 @@ func.func @attention$sdpa(%q: !torch.vtensor<[1,2,4,8],f32>, %k: !torch.vtensor<
   %false = torch.constant.bool false
   %0 = torch.aten.scaled_dot_product_attention %q, %k, %v, %none, %zero, %true, %none, %false : !torch.vtensor<[1,2,4,8],f32>, !torch.vtensor<[1,2,4,8],f32>, !torch.vtensor<[1,2,4,8],f32>, !torch.none, !torch.float, !torch.bool, !torch.none, !torch.bool -> !torch.vtensor<[1,2,4,8],f32>
   return %0 : !torch.vtensor<[1,2,4,8],f32>
+}
+
+// -----
+
+// scaled_dot_product_attention as torch.export decomposes it: q and k^T each scaled by
+// sqrt(scale), the mask added, softmax, rows whose scores are all -inf zeroed, times v.
+// CHECK-LABEL: func.func @attention$sdpa_decomposed
+// CHECK:         "strata.attention"(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}) {fully_masked_rows_zero = true, is_causal = false, scale = 0.50000000000000011 : f64} : (tensor<1x3x5x4xf32>, tensor<1x3x5x4xf32>, tensor<1x3x5x4xf32>, tensor<5x5xf32>) -> tensor<1x3x5x4xf32>
+// CHECK-NOT:     torch.aten.bmm
+// CHECK-NOT:     torch.aten.where.self
+func.func @attention$sdpa_decomposed(%q: !torch.vtensor<[1,3,5,4],f32>, %k: !torch.vtensor<[1,3,5,4],f32>, %v: !torch.vtensor<[1,3,5,4],f32>, %mask: !torch.vtensor<[5,5],f32>) -> !torch.vtensor<[1,3,5,4],f32> {
+  %zeros = torch.vtensor.literal(dense<0.000000e+00> : tensor<1x3x5x5xf32>) : !torch.vtensor<[1,3,5,5],f32>
+  %int0 = torch.constant.int 0
+  %int1 = torch.constant.int 1
+  %int2 = torch.constant.int 2
+  %int3 = torch.constant.int 3
+  %int4 = torch.constant.int 4
+  %int5 = torch.constant.int 5
+  %int-1 = torch.constant.int -1
+  %true = torch.constant.bool true
+  %none = torch.constant.none
+  %one = torch.constant.float 1.000000e+00
+  %ninf = torch.constant.float 0xFFF0000000000000
+  %s = torch.constant.float 0.70710678118654757
+  %70 = torch.aten.mul.Scalar %q, %s : !torch.vtensor<[1,3,5,4],f32>, !torch.float -> !torch.vtensor<[1,3,5,4],f32>
+  %81 = torch.prim.ListConstruct %int0, %int1, %int3, %int2 : (!torch.int, !torch.int, !torch.int, !torch.int) -> !torch.list<int>
+  %82 = torch.aten.permute %k, %81 : !torch.vtensor<[1,3,5,4],f32>, !torch.list<int> -> !torch.vtensor<[1,3,4,5],f32>
+  %83 = torch.aten.mul.Scalar %82, %s : !torch.vtensor<[1,3,4,5],f32>, !torch.float -> !torch.vtensor<[1,3,4,5],f32>
+  %84 = torch.prim.ListConstruct %int3, %int5, %int4 : (!torch.int, !torch.int, !torch.int) -> !torch.list<int>
+  %85 = torch.aten.view %70, %84 : !torch.vtensor<[1,3,5,4],f32>, !torch.list<int> -> !torch.vtensor<[3,5,4],f32>
+  %86 = torch.prim.ListConstruct %int3, %int4, %int5 : (!torch.int, !torch.int, !torch.int) -> !torch.list<int>
+  %87 = torch.aten.view %83, %86 : !torch.vtensor<[1,3,4,5],f32>, !torch.list<int> -> !torch.vtensor<[3,4,5],f32>
+  %88 = torch.aten.bmm %85, %87 : !torch.vtensor<[3,5,4],f32>, !torch.vtensor<[3,4,5],f32> -> !torch.vtensor<[3,5,5],f32>
+  %89 = torch.prim.ListConstruct %int1, %int3, %int5, %int5 : (!torch.int, !torch.int, !torch.int, !torch.int) -> !torch.list<int>
+  %90 = torch.aten.view %88, %89 : !torch.vtensor<[3,5,5],f32>, !torch.list<int> -> !torch.vtensor<[1,3,5,5],f32>
+  %91 = torch.aten.add.Tensor %90, %mask, %int1 : !torch.vtensor<[1,3,5,5],f32>, !torch.vtensor<[5,5],f32>, !torch.int -> !torch.vtensor<[1,3,5,5],f32>
+  %values_4, %indices_5 = torch.aten.max.dim %91, %int-1, %true : !torch.vtensor<[1,3,5,5],f32>, !torch.int, !torch.bool -> !torch.vtensor<[1,3,5,1],f32>, !torch.vtensor<[1,3,5,1],si64>
+  %92 = torch.aten.sub.Tensor %91, %values_4, %one : !torch.vtensor<[1,3,5,5],f32>, !torch.vtensor<[1,3,5,1],f32>, !torch.float -> !torch.vtensor<[1,3,5,5],f32>
+  %93 = torch.aten.exp %92 : !torch.vtensor<[1,3,5,5],f32> -> !torch.vtensor<[1,3,5,5],f32>
+  %94 = torch.prim.ListConstruct %int-1 : (!torch.int) -> !torch.list<int>
+  %95 = torch.aten.sum.dim_IntList %93, %94, %true, %none : !torch.vtensor<[1,3,5,5],f32>, !torch.list<int>, !torch.bool, !torch.none -> !torch.vtensor<[1,3,5,1],f32>
+  %96 = torch.aten.div.Tensor %93, %95 : !torch.vtensor<[1,3,5,5],f32>, !torch.vtensor<[1,3,5,1],f32> -> !torch.vtensor<[1,3,5,5],f32>
+  %97 = torch.aten.eq.Scalar %91, %ninf : !torch.vtensor<[1,3,5,5],f32>, !torch.float -> !torch.vtensor<[1,3,5,5],i1>
+  %98 = torch.aten.all.dim %97, %int-1, %true : !torch.vtensor<[1,3,5,5],i1>, !torch.int, !torch.bool -> !torch.vtensor<[1,3,5,1],i1>
+  %99 = torch.aten.where.self %98, %zeros, %96 : !torch.vtensor<[1,3,5,1],i1>, !torch.vtensor<[1,3,5,5],f32>, !torch.vtensor<[1,3,5,5],f32> -> !torch.vtensor<[1,3,5,5],f32>
+  %100 = torch.prim.ListConstruct %int3, %int5, %int5 : (!torch.int, !torch.int, !torch.int) -> !torch.list<int>
+  %101 = torch.aten.view %99, %100 : !torch.vtensor<[1,3,5,5],f32>, !torch.list<int> -> !torch.vtensor<[3,5,5],f32>
+  %103 = torch.aten.view %v, %84 : !torch.vtensor<[1,3,5,4],f32>, !torch.list<int> -> !torch.vtensor<[3,5,4],f32>
+  %104 = torch.aten.bmm %101, %103 : !torch.vtensor<[3,5,5],f32>, !torch.vtensor<[3,5,4],f32> -> !torch.vtensor<[3,5,4],f32>
+  %105 = torch.prim.ListConstruct %int1, %int3, %int5, %int4 : (!torch.int, !torch.int, !torch.int, !torch.int) -> !torch.list<int>
+  %106 = torch.aten.view %104, %105 : !torch.vtensor<[3,5,4],f32>, !torch.list<int> -> !torch.vtensor<[1,3,5,4],f32>
+  return %106 : !torch.vtensor<[1,3,5,4],f32>
+}
+
+// -----
+
+// Near miss: the guard fills fully masked rows with ones, not zeros; no attention op means that.
+// CHECK-LABEL: func.func @attention$sdpa_guard_not_zero
+// CHECK-NOT:     strata.attention
+// CHECK:         torch.aten.where.self
+func.func @attention$sdpa_guard_not_zero(%q: !torch.vtensor<[1,3,5,4],f32>, %k: !torch.vtensor<[1,3,5,4],f32>, %v: !torch.vtensor<[1,3,5,4],f32>, %mask: !torch.vtensor<[5,5],f32>) -> !torch.vtensor<[1,3,5,4],f32> {
+  %zeros = torch.vtensor.literal(dense<1.000000e+00> : tensor<1x3x5x5xf32>) : !torch.vtensor<[1,3,5,5],f32>
+  %int0 = torch.constant.int 0
+  %int1 = torch.constant.int 1
+  %int2 = torch.constant.int 2
+  %int3 = torch.constant.int 3
+  %int4 = torch.constant.int 4
+  %int5 = torch.constant.int 5
+  %int-1 = torch.constant.int -1
+  %true = torch.constant.bool true
+  %none = torch.constant.none
+  %one = torch.constant.float 1.000000e+00
+  %ninf = torch.constant.float 0xFFF0000000000000
+  %s = torch.constant.float 0.70710678118654757
+  %70 = torch.aten.mul.Scalar %q, %s : !torch.vtensor<[1,3,5,4],f32>, !torch.float -> !torch.vtensor<[1,3,5,4],f32>
+  %81 = torch.prim.ListConstruct %int0, %int1, %int3, %int2 : (!torch.int, !torch.int, !torch.int, !torch.int) -> !torch.list<int>
+  %82 = torch.aten.permute %k, %81 : !torch.vtensor<[1,3,5,4],f32>, !torch.list<int> -> !torch.vtensor<[1,3,4,5],f32>
+  %83 = torch.aten.mul.Scalar %82, %s : !torch.vtensor<[1,3,4,5],f32>, !torch.float -> !torch.vtensor<[1,3,4,5],f32>
+  %84 = torch.prim.ListConstruct %int3, %int5, %int4 : (!torch.int, !torch.int, !torch.int) -> !torch.list<int>
+  %85 = torch.aten.view %70, %84 : !torch.vtensor<[1,3,5,4],f32>, !torch.list<int> -> !torch.vtensor<[3,5,4],f32>
+  %86 = torch.prim.ListConstruct %int3, %int4, %int5 : (!torch.int, !torch.int, !torch.int) -> !torch.list<int>
+  %87 = torch.aten.view %83, %86 : !torch.vtensor<[1,3,4,5],f32>, !torch.list<int> -> !torch.vtensor<[3,4,5],f32>
+  %88 = torch.aten.bmm %85, %87 : !torch.vtensor<[3,5,4],f32>, !torch.vtensor<[3,4,5],f32> -> !torch.vtensor<[3,5,5],f32>
+  %89 = torch.prim.ListConstruct %int1, %int3, %int5, %int5 : (!torch.int, !torch.int, !torch.int, !torch.int) -> !torch.list<int>
+  %90 = torch.aten.view %88, %89 : !torch.vtensor<[3,5,5],f32>, !torch.list<int> -> !torch.vtensor<[1,3,5,5],f32>
+  %91 = torch.aten.add.Tensor %90, %mask, %int1 : !torch.vtensor<[1,3,5,5],f32>, !torch.vtensor<[5,5],f32>, !torch.int -> !torch.vtensor<[1,3,5,5],f32>
+  %values_4, %indices_5 = torch.aten.max.dim %91, %int-1, %true : !torch.vtensor<[1,3,5,5],f32>, !torch.int, !torch.bool -> !torch.vtensor<[1,3,5,1],f32>, !torch.vtensor<[1,3,5,1],si64>
+  %92 = torch.aten.sub.Tensor %91, %values_4, %one : !torch.vtensor<[1,3,5,5],f32>, !torch.vtensor<[1,3,5,1],f32>, !torch.float -> !torch.vtensor<[1,3,5,5],f32>
+  %93 = torch.aten.exp %92 : !torch.vtensor<[1,3,5,5],f32> -> !torch.vtensor<[1,3,5,5],f32>
+  %94 = torch.prim.ListConstruct %int-1 : (!torch.int) -> !torch.list<int>
+  %95 = torch.aten.sum.dim_IntList %93, %94, %true, %none : !torch.vtensor<[1,3,5,5],f32>, !torch.list<int>, !torch.bool, !torch.none -> !torch.vtensor<[1,3,5,1],f32>
+  %96 = torch.aten.div.Tensor %93, %95 : !torch.vtensor<[1,3,5,5],f32>, !torch.vtensor<[1,3,5,1],f32> -> !torch.vtensor<[1,3,5,5],f32>
+  %97 = torch.aten.eq.Scalar %91, %ninf : !torch.vtensor<[1,3,5,5],f32>, !torch.float -> !torch.vtensor<[1,3,5,5],i1>
+  %98 = torch.aten.all.dim %97, %int-1, %true : !torch.vtensor<[1,3,5,5],i1>, !torch.int, !torch.bool -> !torch.vtensor<[1,3,5,1],i1>
+  %99 = torch.aten.where.self %98, %zeros, %96 : !torch.vtensor<[1,3,5,1],i1>, !torch.vtensor<[1,3,5,5],f32>, !torch.vtensor<[1,3,5,5],f32> -> !torch.vtensor<[1,3,5,5],f32>
+  %100 = torch.prim.ListConstruct %int3, %int5, %int5 : (!torch.int, !torch.int, !torch.int) -> !torch.list<int>
+  %101 = torch.aten.view %99, %100 : !torch.vtensor<[1,3,5,5],f32>, !torch.list<int> -> !torch.vtensor<[3,5,5],f32>
+  %103 = torch.aten.view %v, %84 : !torch.vtensor<[1,3,5,4],f32>, !torch.list<int> -> !torch.vtensor<[3,5,4],f32>
+  %104 = torch.aten.bmm %101, %103 : !torch.vtensor<[3,5,5],f32>, !torch.vtensor<[3,5,4],f32> -> !torch.vtensor<[3,5,4],f32>
+  %105 = torch.prim.ListConstruct %int1, %int3, %int5, %int4 : (!torch.int, !torch.int, !torch.int, !torch.int) -> !torch.list<int>
+  %106 = torch.aten.view %104, %105 : !torch.vtensor<[3,5,4],f32>, !torch.list<int> -> !torch.vtensor<[1,3,5,4],f32>
+  return %106 : !torch.vtensor<[1,3,5,4],f32>
 }
 
 // -----

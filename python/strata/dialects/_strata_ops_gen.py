@@ -29,6 +29,9 @@ class AttentionOp(_ods_ir.OpView):
   `[batch|1, heads|1, Lq, Lk]` and the element type of `query`. With
   `is_causal`, scores above the diagonal (key position > query position)
   are masked out, as in `torch.nn.functional.scaled_dot_product_attention`.
+  A query whose every score is `-inf` (all keys masked) gets a NaN row, as
+  softmax itself gives, unless `fully_masked_rows_zero` is set: then its row
+  is 0, as `scaled_dot_product_attention` gives.
   
   Verifier: batch and head dims of query, key, value and result agree; the
   head dims (`E`) of query and key agree; key and value have the same
@@ -40,7 +43,7 @@ class AttentionOp(_ods_ir.OpView):
 
   _ODS_REGIONS = (0, True)
 
-  def __init__(self, result, query, key, value, scale, is_causal, *, mask=None, loc=None, ip=None):
+  def __init__(self, result, query, key, value, scale, is_causal, *, mask=None, fully_masked_rows_zero=None, loc=None, ip=None):
     operands = []
     attributes = {}
     regions = None
@@ -57,6 +60,10 @@ class AttentionOp(_ods_ir.OpView):
     isinstance(is_causal, _ods_ir.Attribute) or
     not _ods_ir.AttrBuilder.contains('BoolAttr')) else
       _ods_ir.AttrBuilder.get('BoolAttr')(is_causal, context=_ods_context))
+    if fully_masked_rows_zero is not None: attributes["fully_masked_rows_zero"] = (fully_masked_rows_zero if (
+        isinstance(fully_masked_rows_zero, _ods_ir.Attribute) or
+        not _ods_ir.AttrBuilder.contains('BoolAttr')) else
+          _ods_ir.AttrBuilder.get('BoolAttr')(fully_masked_rows_zero, context=_ods_context))
     results = []
     results.append(result)
     _ods_successors = None
@@ -99,11 +106,21 @@ class AttentionOp(_ods_ir.OpView):
     self.operation.attributes["is_causal"] = value
 
   @builtins.property
+  def fully_masked_rows_zero(self) -> _ods_ir.BoolAttr:
+    return self.operation.attributes["fully_masked_rows_zero"]
+
+  @fully_masked_rows_zero.setter
+  def fully_masked_rows_zero(self, value: _ods_ir.BoolAttr):
+    if value is None:
+      raise ValueError("'None' not allowed as value for mandatory attributes")
+    self.operation.attributes["fully_masked_rows_zero"] = value
+
+  @builtins.property
   def result(self) -> _ods_ir.OpResult[_ods_ir.RankedTensorType]:
     return self.operation.results[0]
 
-def attention(result, query, key, value, scale, is_causal, *, mask=None, loc=None, ip=None) -> _ods_ir.OpResult:
-  return AttentionOp(result=result, query=query, key=key, value=value, scale=scale, is_causal=is_causal, mask=mask, loc=loc, ip=ip).result
+def attention(result, query, key, value, scale, is_causal, *, mask=None, fully_masked_rows_zero=None, loc=None, ip=None) -> _ods_ir.OpResult:
+  return AttentionOp(result=result, query=query, key=key, value=value, scale=scale, is_causal=is_causal, mask=mask, fully_masked_rows_zero=fully_masked_rows_zero, loc=loc, ip=ip).result
 
 @_ods_cext.register_operation(_Dialect)
 class GeluOp(_ods_ir.OpView):

@@ -542,6 +542,83 @@ def raise_sdpa(op, rewriter):
             out_type, cast(found["q"]), cast(found["k"]), cast(found["v"]),
             ir.FloatAttr.get(ir.F64Type.get(), float(scale)), ir.BoolAttr.get(bool(found["is_causal"])),
             mask=cast(mask) if mask is not None else None,
+            # scaled_dot_product_attention gives 0, not NaN, for a query whose keys are all masked.
+            fully_masked_rows_zero=ir.BoolAttr.get(True),
+        ),
+    )
+
+
+# torch.export's decomposition of scaled_dot_product_attention: q and k^T each scaled by
+# sqrt(scale), scores (plus the mask, causal masks materialized as one), softmax, and a guard that
+# zeroes the rows whose scores are all -inf, then the product with v.
+_GUARDED_PROBS = Op(
+    "torch.aten.where.self",
+    Op(
+        "torch.aten.all.dim",
+        Op("torch.aten.eq.Scalar", Var("scores"), Const(float("-inf"))),
+        Const(lambda v: v in (-1, 3)),
+        Const(True),
+    ),
+    Var("zeros"),
+    _raised("strata.softmax", Var("scores"), bind="softmax"),
+)
+SDPA_DECOMPOSED = AnyOf(
+    Op("torch.aten.matmul", _GUARDED_PROBS, Var("v")),
+    Op(
+        "torch.aten.view",
+        Op("torch.aten.bmm", Op("torch.aten.view", _GUARDED_PROBS, ANY), Op("torch.aten.view", Var("v"), ANY)),
+        ANY,
+    ),
+)
+_SCALED_Q_KT = AnyOf(
+    Op("torch.aten.matmul", Op("torch.aten.mul.Scalar", Var("q"), Const(bind="q_scale")),
+       Op("torch.aten.mul.Scalar", _KEY_T, Const(bind="k_scale"))),
+    Op(
+        "torch.aten.view",
+        Op(
+            "torch.aten.bmm",
+            Op("torch.aten.view", Op("torch.aten.mul.Scalar", Var("q"), Const(bind="q_scale")), ANY),
+            Op("torch.aten.view", Op("torch.aten.mul.Scalar", _KEY_T, Const(bind="k_scale")), ANY),
+        ),
+        ANY,
+    ),
+)
+SDPA_SCORES = AnyOf(Op("torch.aten.add.Tensor", _SCALED_Q_KT, Var("mask"), Const(1)), _SCALED_Q_KT)
+
+
+def _is_zero_literal(value: ir.Value) -> bool:
+    owner = _defining_op(value)
+    if owner is None or owner.name != "torch.vtensor.literal":
+        return False
+    attr = owner.attributes["value"]
+    return isinstance(attr, ir.DenseElementsAttr) and attr.is_splat and attr.get_splat_value().value == 0.0
+
+
+def raise_sdpa_decomposed(op, rewriter):
+    """torch.export's guarded scaled_dot_product_attention (see SDPA_DECOMPOSED)."""
+    found = match_op(SDPA_DECOMPOSED, op)
+    if found is None or not _is_zero_literal(found["zeros"]):
+        return True
+    scores = match_op(SDPA_SCORES, _defining_op(found["scores"]))
+    if scores is None:
+        return True
+    q, k, v = (shape(x) for x in (scores["q"], scores["k"], found["v"]))
+    softmax = _defining_op(found["softmax"])
+    if any(s is None or len(s) != 4 for s in (q, k, v)) or softmax.attributes["dim"].value not in (-1, 3):
+        return True
+    scale = scores["q_scale"] * scores["k_scale"]
+    if not isinstance(scale, float) or scale <= 0:
+        return True
+    mask = scores.get("mask")
+    out_type = builtin_float_type(op.results[0].type)
+    return _raise(
+        rewriter,
+        op,
+        lambda cast: S.AttentionOp(
+            out_type, cast(scores["q"]), cast(scores["k"]), cast(found["v"]),
+            ir.FloatAttr.get(ir.F64Type.get(), scale), ir.BoolAttr.get(False),
+            mask=cast(mask) if mask is not None else None,
+            fully_masked_rows_zero=ir.BoolAttr.get(True),
         ),
     )
 
@@ -568,6 +645,8 @@ SECOND_ROUND = [
     ("torch.aten.mul.Tensor", fold_layer_norm_weight),
     ("torch.aten.matmul", raise_attention),
     ("torch.aten.view", raise_attention),
+    ("torch.aten.matmul", raise_sdpa_decomposed),
+    ("torch.aten.view", raise_sdpa_decomposed),
 ]
 LINEAR_ROUND = [
     ("torch.aten.linear", raise_linear),

@@ -308,6 +308,14 @@ func.func @attention_integer_is_causal(%q: tensor<1x2x3x4xf32>) {
   return
 }
 
+// -----
+
+func.func @attention_string_fully_masked_rows_zero(%q: tensor<1x2x3x4xf32>) {
+  // expected-error @+1 {{'strata.attention' op attribute 'fully_masked_rows_zero' failed to satisfy constraint: bool attribute}}
+  %0 = "strata.attention"(%q, %q, %q) {scale = 0.5 : f64, is_causal = false, fully_masked_rows_zero = "yes"} : (tensor<1x2x3x4xf32>, tensor<1x2x3x4xf32>, tensor<1x2x3x4xf32>) -> tensor<1x2x3x4xf32>
+  return
+}
+
 // --- Traits ---------------------------------------------------------------------------------
 
 // -----

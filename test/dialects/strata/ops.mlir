@@ -47,6 +47,8 @@ func.func @attention(%q: tensor<2x4x5x8xf32>, %k: tensor<2x4x7x8xf32>, %v: tenso
   %1 = "strata.attention"(%q, %k, %v, %m2) {scale = 1.0 : f64, is_causal = false} : (tensor<2x4x5x8xf32>, tensor<2x4x7x8xf32>, tensor<2x4x7x3xf32>, tensor<5x7xf32>) -> tensor<2x4x5x3xf32>
   // CHECK: "strata.attention"(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}) {is_causal = false, scale = 5.000000e-01 : f64} : ({{.*}}, tensor<1x4x5x7xf32>) -> tensor<2x4x5x3xf32>
   %2 = "strata.attention"(%q, %k, %v, %m4) {scale = 0.5 : f64, is_causal = false} : (tensor<2x4x5x8xf32>, tensor<2x4x7x8xf32>, tensor<2x4x7x3xf32>, tensor<1x4x5x7xf32>) -> tensor<2x4x5x3xf32>
+  // CHECK: "strata.attention"(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}) {fully_masked_rows_zero = true, is_causal = false, scale = 5.000000e-01 : f64}
+  %3 = "strata.attention"(%q, %k, %v, %m2) {scale = 0.5 : f64, is_causal = false, fully_masked_rows_zero = true} : (tensor<2x4x5x8xf32>, tensor<2x4x7x8xf32>, tensor<2x4x7x3xf32>, tensor<5x7xf32>) -> tensor<2x4x5x3xf32>
   return %0, %1, %2 : tensor<2x4x5x3xf32>, tensor<2x4x5x3xf32>, tensor<2x4x5x3xf32>
 }
 

@@ -114,6 +114,10 @@ CASES = [
     Case("attention_mask_broadcast", '"strata.attention"({args}) {{scale = 0.25 : f64, is_causal = false}}',
          ((2, 3, 4, 5), (2, 3, 7, 5), (2, 3, 7, 1), (2, 1, 4, 7)), (2, 3, 4, 1),
          lambda q, k, v, m: F.scaled_dot_product_attention(q, k, v, attn_mask=m, scale=0.25)),
+    Case("attention_fully_masked_rows_zero",
+         '"strata.attention"({args}) {{scale = 0.5 : f64, is_causal = false, fully_masked_rows_zero = true}}',
+         ((1, 2, 4, 3), (1, 2, 5, 3), (1, 2, 5, 3), (4, 5)), (1, 2, 4, 3),
+         lambda q, k, v, m: F.scaled_dot_product_attention(q, k, v, attn_mask=m, scale=0.5)),
     Case("attention_causal", '"strata.attention"({args}) {{scale = 0.35 : f64, is_causal = true}}',
          ((1, 4, 9, 6), (1, 4, 9, 6), (1, 4, 9, 6)), (1, 4, 9, 6),
          lambda q, k, v: F.scaled_dot_product_attention(q, k, v, is_causal=True, scale=0.35)),
@@ -159,6 +163,20 @@ def test_lowering_matches_pytorch(case, lowered_module):
     assert actual.shape == expected.shape and actual.dtype == expected.dtype
     tolerance = TOLERANCES[case.dtype]
     torch.testing.assert_close(actual, expected, rtol=tolerance, atol=tolerance)
+
+
+def test_fully_masked_rows(lowered_module):
+    """A query with every key masked: NaN as softmax gives, or 0 as scaled_dot_product_attention gives."""
+    generator = torch.Generator().manual_seed(3)
+    q, k, v = (torch.randn(shape, generator=generator) for shape in ((1, 2, 4, 3), (1, 2, 5, 3), (1, 2, 5, 3)))
+    mask = torch.zeros(4, 5)
+    mask[1] = float("-inf")
+    zeroed = lowered_module("attention_fully_masked_rows_zero", q, k, v, mask)
+    torch.testing.assert_close(zeroed, F.scaled_dot_product_attention(q, k, v, attn_mask=mask, scale=0.5))
+    assert torch.all(zeroed[:, :, 1] == 0)
+    plain = lowered_module("attention_mask_2d", *(torch.randn(1, 2, 6, 8, generator=generator) for _ in range(3)),
+                           torch.full((6, 6), float("-inf")))
+    assert torch.all(torch.isnan(plain))
 
 
 def test_causal_attention_ignores_later_keys(lowered_module):
