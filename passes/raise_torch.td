@@ -18,7 +18,10 @@ def RaiseTorch : Pass<"strata-raise-torch", "func::FuncOp"> {
 
     Raised ops read torch values through `torch_c.to_builtin_tensor` and hand
     results back through `torch_c.from_builtin_tensor`. A candidate whose
-    strata op would not verify is left as it is.
+    strata op would not verify is left as it is. Afterwards, unused
+    value-semantic torch ops (what the raised subgraphs replaced) are erased.
+    A scaled_dot_product_attention, direct or decomposed, raises with
+    `fully_masked_rows_zero` set, as its fully masked rows are 0.
   }];
   let options = [
     Option<"fuseActivations", "fuse-activations", "bool", "false",

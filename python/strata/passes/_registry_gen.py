@@ -48,7 +48,10 @@ PASSES = ({'anchor': 'builtin.module',
                  '\n'
                  '    Raised ops read torch values through `torch_c.to_builtin_tensor` and hand\n'
                  '    results back through `torch_c.from_builtin_tensor`. A candidate whose\n'
-                 '    strata op would not verify is left as it is.',
+                 '    strata op would not verify is left as it is. Afterwards, unused\n'
+                 '    value-semantic torch ops (what the raised subgraphs replaced) are erased.\n'
+                 '    A scaled_dot_product_attention, direct or decomposed, raises with\n'
+                 '    `fully_masked_rows_zero` set, as its fully masked rows are 0.',
   'module': 'raise_torch',
   'options': ({'default': 'false',
                'description': 'Fold a relu, gelu or silu that follows a strata.linear into the '

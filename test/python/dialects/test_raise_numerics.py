@@ -28,10 +28,13 @@ class RaiseOptions:
 
 
 def _strata_ops(module: ir.Module) -> collections.Counter:
+    """strata op counts; linear layers with a fused activation count as `strata.linear+<n>`."""
     counts = collections.Counter()
 
     def visit(op):
-        if op.name.startswith("strata."):
+        if op.name == "strata.linear" and op.attributes["activation"].value:
+            counts[f"strata.linear+{op.attributes['activation'].value}"] += 1
+        elif op.name.startswith("strata."):
             counts[op.name] += 1
         return ir.WalkResult.ADVANCE
 
@@ -106,8 +109,33 @@ def test_direct_and_written_out_ops_raise_and_match_eager(fuse):
     q, k, v = (torch.randn(1, 3, 5, 4) for _ in range(3))
     inputs = (torch.randn(3, 12), q, k, v, torch.randn(5, 5))
     counts, actual = raise_lower_run(model, inputs, RaiseOptions(fuse_activations=fuse))
-    assert counts["strata.layer_norm"] == 1 and counts["strata.linear"] == 1
+    assert counts["strata.layer_norm"] == 1 and counts["strata.linear"] == (0 if fuse else 1)
     assert counts["strata.gelu"] == 2 and counts["strata.attention"] == 2 and counts["strata.softmax"] == 1
     assert counts["strata.silu"] == (0 if fuse else 1)
+    assert counts["strata.linear+4"] == (1 if fuse else 0)  # silu (4) fused into the projection
     for got, expected in zip(actual, model(*inputs)):
         torch.testing.assert_close(got, expected, rtol=1e-5, atol=1e-5)
+
+
+def test_gpt2_block_raises_and_matches_eager():
+    """nn.LayerNorm, nn.Linear, causal scaled_dot_product_attention and tanh-GELU, all as
+    torch.export decomposes them."""
+    from strata.models import gpt2
+
+    torch.manual_seed(2)
+    model = gpt2.GPT2Block().eval()
+    inputs = gpt2.example_inputs()
+    counts, (actual,) = raise_lower_run(model, inputs)
+    assert counts == {"strata.layer_norm": 2, "strata.linear": 4, "strata.attention": 1, "strata.gelu": 1}
+    torch.testing.assert_close(actual, model(*inputs), rtol=1e-4, atol=1e-5)
+
+
+def test_mlp_relu_fuses_into_linear():
+    from strata.models import mlp
+
+    torch.manual_seed(3)
+    model = mlp.MLP().eval()
+    inputs = mlp.example_inputs()
+    counts, (actual,) = raise_lower_run(model, inputs, RaiseOptions(fuse_activations=True))
+    assert counts == {"strata.linear+1": 1, "strata.linear": 1}  # relu (1) fused into the first
+    torch.testing.assert_close(actual, model(*inputs), rtol=1e-4, atol=1e-5)
