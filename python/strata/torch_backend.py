@@ -22,21 +22,32 @@ def _returns_tuple(graph_module) -> bool:
     return isinstance(output.args[0], (tuple, list))
 
 
-def make_backend(target: str = "llvm-cpu", **options):
-    """A Dynamo backend compiling for `target` with `strata.compile` options."""
+# Graphs whose inputs hold fewer elements than this run on IREE's local-sync device (in the
+# calling thread) instead of local-task (a worker pool): on a two-op 8x8 graph the IREE call takes
+# 26 us on local-sync against 49 us on local-task (min of 9 x 3000 calls, 2-core EPYC, loaded).
+SMALL_GRAPH_ELEMENTS = 1 << 16
+
+
+def make_backend(target: str = "llvm-cpu", device: str | None = None, **options):
+    """A Dynamo backend compiling for `target` with `strata.compile` options. Without a `device`,
+    llvm-cpu graphs run on local-sync when small and local-task otherwise."""
 
     def backend(graph_module: torch.fx.GraphModule, example_inputs):
         if not all(isinstance(x, torch.Tensor) for x in example_inputs) or any(
             isinstance(d, torch.SymInt) for x in example_inputs for d in x.shape
         ):
             return graph_module.forward
-        compiled = strata_compile(graph_module, tuple(example_inputs), target, **options)
+        run_on = device
+        if run_on is None and target == "llvm-cpu":
+            small = sum(x.numel() for x in example_inputs) < SMALL_GRAPH_ELEMENTS
+            run_on = "local-sync" if small else "local-task"
+        compiled = strata_compile(graph_module, tuple(example_inputs), target, device=run_on, **options)
         run = compiled.function.fast_invoker()
         from_numpy = torch.from_numpy
         as_tuple = _returns_tuple(graph_module)
 
         def call(*args):
-            results = run([a.detach().numpy() for a in args])
+            results = run([(a.detach() if a.requires_grad else a).numpy() for a in args])
             if as_tuple:
                 return tuple(map(from_numpy, results))
             return from_numpy(results[0])
