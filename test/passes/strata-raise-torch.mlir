@@ -82,6 +82,29 @@ func.func @rms_norm$pow_mean_weight(%arg0: !torch.vtensor<[2,3,8],f32>, %arg1: !
 
 // -----
 
+// F.rms_norm as torch.export decomposes it: x * x, sum over the last dim (as a positive index),
+// divided by its size.
+// CHECK-LABEL: func.func @rms_norm$square_sum_div
+// CHECK:         "strata.rms_norm"(%{{.*}}, %{{.*}}) {eps = 9.9999999999999995E-7 : f64, normalized_shape = array<i64: 8>} : (tensor<2x8xf32>, tensor<8xf32>) -> tensor<2x8xf32>
+func.func @rms_norm$square_sum_div(%arg0: !torch.vtensor<[2,8],f32>, %arg1: !torch.vtensor<[8],f32>) -> !torch.vtensor<[2,8],f32> {
+  %int8 = torch.constant.int 8
+  %none = torch.constant.none
+  %true = torch.constant.bool true
+  %eps = torch.constant.float 9.9999999999999995E-7
+  %int1 = torch.constant.int 1
+  %0 = torch.prim.ListConstruct %int1 : (!torch.int) -> !torch.list<int>
+  %1 = torch.aten.mul.Tensor %arg0, %arg0 : !torch.vtensor<[2,8],f32>, !torch.vtensor<[2,8],f32> -> !torch.vtensor<[2,8],f32>
+  %2 = torch.aten.sum.dim_IntList %1, %0, %true, %none : !torch.vtensor<[2,8],f32>, !torch.list<int>, !torch.bool, !torch.none -> !torch.vtensor<[2,1],f32>
+  %3 = torch.aten.div.Scalar %2, %int8 : !torch.vtensor<[2,1],f32>, !torch.int -> !torch.vtensor<[2,1],f32>
+  %4 = torch.aten.add.Scalar %3, %eps, %int1 : !torch.vtensor<[2,1],f32>, !torch.float, !torch.int -> !torch.vtensor<[2,1],f32>
+  %5 = torch.aten.rsqrt %4 : !torch.vtensor<[2,1],f32> -> !torch.vtensor<[2,1],f32>
+  %6 = torch.aten.mul.Tensor %arg0, %5 : !torch.vtensor<[2,8],f32>, !torch.vtensor<[2,1],f32> -> !torch.vtensor<[2,8],f32>
+  %7 = torch.aten.mul.Tensor %6, %arg1 : !torch.vtensor<[2,8],f32>, !torch.vtensor<[8],f32> -> !torch.vtensor<[2,8],f32>
+  return %7 : !torch.vtensor<[2,8],f32>
+}
+
+// -----
+
 // Near miss: the sum is divided by 4, not by the normalized dim's size 8: not a mean.
 // CHECK-LABEL: func.func @rms_norm$wrong_count
 // CHECK-NOT:     strata.rms_norm
