@@ -34,3 +34,13 @@
 // GONE-NOT: torch.aten.bmm
 // GONE-NOT: torch.aten.mm
 // GONE: return
+
+// The raised block lowers completely: strata ops to linalg, then torch-mlir's backend pipeline
+// for the rest, in one mixed pipeline (numerics: test/python/dialects/test_raise_numerics.py).
+// RUN: strata-opt --pass-pipeline='builtin.module(func.func(strata-raise-torch,strata-lower-to-linalg),torch-backend-to-linalg-on-tensors-backend-pipeline)' %S/Inputs/llama_block.torch.mlir | FileCheck %s --check-prefix=LINALG
+// LINALG-LABEL: func.func @main(%{{.*}}: tensor<1x8x32xf32>) -> tensor<1x8x32xf32>
+// LINALG-NOT:   strata.
+// LINALG-NOT:   torch.aten
+// LINALG-NOT:   torch_c.
+// LINALG:       linalg.generic
+// LINALG:       return
