@@ -1,0 +1,102 @@
+// Transform scripts of the `linalg-to-llvm` pipeline: how contractions are tiled and vectorized
+// for the host CPU. The pipeline runner inserts these sequences into the module for the stages
+// that name this file, and removes them afterwards.
+//
+// A contraction (any linalg op whose body multiplies and accumulates: linalg.matmul, batched
+// matmuls, the generics that strata-lower-to-linalg writes for linear layers) is tiled twice:
+// a cache tile (64 rows x 256 columns x 256 of the reduction) that keeps a panel of B in L2,
+// then a register tile of 4 x 16 with one reduction step, whose 4x16 accumulator stays in vector
+// registers while the reduction loop runs; the contraction then lowers to one broadcast-FMA
+// outer product per row. Tiles whose sizes are not static (a dynamic batch, sizes that 4 or 16
+// do not divide) stay scalar loops: masked vectorization of a multiply-accumulate body is
+// rejected by vector.mask in this MLIR.
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @strata_match_contraction_3d(%op: !transform.any_op {transform.readonly}) -> !transform.any_op {
+    %matched = transform.match.structured failures(propagate) %op : (!transform.any_op) -> !transform.any_op {
+    ^bb0(%s: !transform.any_op):
+      transform.match.structured.body %s {contraction = ["arith.mulf", "arith.addf"]} : !transform.any_op
+      %rank = transform.match.structured.rank %s : (!transform.any_op) -> !transform.param<i64>
+      %three = transform.param.constant 3 : i64 -> !transform.param<i64>
+      transform.match.param.cmpi eq %rank, %three : !transform.param<i64>
+      transform.match.structured.dim %s[0, 1] {parallel} : !transform.any_op
+      transform.match.structured.dim %s[2] {reduction} : !transform.any_op
+      transform.match.structured.yield %s : !transform.any_op
+    }
+    transform.yield %matched : !transform.any_op
+  }
+
+  transform.named_sequence @strata_match_contraction_4d(%op: !transform.any_op {transform.readonly}) -> !transform.any_op {
+    %matched = transform.match.structured failures(propagate) %op : (!transform.any_op) -> !transform.any_op {
+    ^bb0(%s: !transform.any_op):
+      transform.match.structured.body %s {contraction = ["arith.mulf", "arith.addf"]} : !transform.any_op
+      %rank = transform.match.structured.rank %s : (!transform.any_op) -> !transform.param<i64>
+      %four = transform.param.constant 4 : i64 -> !transform.param<i64>
+      transform.match.param.cmpi eq %rank, %four : !transform.param<i64>
+      transform.match.structured.dim %s[0, 1, 2] {parallel} : !transform.any_op
+      transform.match.structured.dim %s[3] {reduction} : !transform.any_op
+      transform.match.structured.yield %s : !transform.any_op
+    }
+    transform.yield %matched : !transform.any_op
+  }
+
+  transform.named_sequence @strata_tile_contraction_3d(%op: !transform.any_op {transform.consumed}) {
+    %cache, %cache_loops:3 = transform.structured.tile_using_for %op tile_sizes [64, 256, 256]
+      : (!transform.any_op) -> (!transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op)
+    %reg, %reg_loops:3 = transform.structured.tile_using_for %cache tile_sizes [4, 16, 1]
+      : (!transform.any_op) -> (!transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op)
+    transform.sequence %reg : !transform.any_op failures(suppress) {
+    ^bb0(%tile: !transform.any_op):
+      transform.structured.vectorize %tile : !transform.any_op
+    }
+    transform.yield
+  }
+
+  transform.named_sequence @strata_tile_contraction_4d(%op: !transform.any_op {transform.consumed}) {
+    %cache, %cache_loops:4 = transform.structured.tile_using_for %op tile_sizes [1, 64, 256, 256]
+      : (!transform.any_op) -> (!transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op)
+    %reg, %reg_loops:4 = transform.structured.tile_using_for %cache tile_sizes [1, 4, 16, 1]
+      : (!transform.any_op) -> (!transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op)
+    transform.sequence %reg : !transform.any_op failures(suppress) {
+    ^bb0(%tile: !transform.any_op):
+      transform.structured.vectorize %tile : !transform.any_op
+    }
+    transform.yield
+  }
+
+  transform.named_sequence @strata_cpu_tile_and_vectorize(%root: !transform.any_op {transform.consumed}) {
+    %funcs = transform.structured.match ops{["func.func"]} in %root
+      : (!transform.any_op) -> !transform.any_op
+    %updated = transform.foreach_match in %funcs
+        @strata_match_contraction_3d -> @strata_tile_contraction_3d,
+        @strata_match_contraction_4d -> @strata_tile_contraction_4d
+      : (!transform.any_op) -> !transform.any_op
+    transform.apply_patterns to %updated {
+      transform.apply_patterns.vector.reduction_to_contract
+      transform.apply_patterns.vector.transfer_permutation_patterns
+      transform.apply_patterns.canonicalization
+      transform.apply_patterns.tensor.fold_tensor_subset_ops_into_vector_transfers
+    } : !transform.any_op
+    transform.yield
+  }
+
+  // After bufferization: keep accumulators in registers across the reduction loop, then turn
+  // contractions into outer products and those into FMAs.
+  transform.named_sequence @strata_cpu_lower_vectors(%root: !transform.any_op {transform.readonly}) {
+    %funcs = transform.structured.match ops{["func.func"]} in %root
+      : (!transform.any_op) -> !transform.any_op
+    %hoisted = transform.structured.hoist_redundant_vector_transfers %funcs
+      : (!transform.any_op) -> !transform.any_op
+    transform.apply_patterns to %hoisted {
+      transform.apply_patterns.vector.lower_masked_transfers
+      transform.apply_patterns.vector.lower_masks
+      transform.apply_patterns.vector.lower_contraction lowering_strategy = "outerproduct"
+      transform.apply_patterns.vector.transfer_permutation_patterns
+      transform.apply_patterns.vector.lower_transfer max_transfer_rank = 1
+      transform.apply_patterns.vector.lower_outerproduct
+      transform.apply_patterns.vector.lower_broadcast
+      transform.apply_patterns.vector.lower_transpose
+      transform.apply_patterns.canonicalization
+    } : !transform.any_op
+    transform.yield
+  }
+}
