@@ -243,12 +243,13 @@ def lower_softmax(op: ir.Operation) -> str:
 # --- normalization --------------------------------------------------------------------------
 
 
-def _mean_over_trailing(f: _Func, x: str, k: int, square: bool, center: str | None = None) -> str:
-    """Mean over the trailing k dims of x, of (x - center)^2 with `center`, or x^2 with `square`."""
-    rank = len(f.shapes[x])
+def _mean_over_trailing(f: _Func, x: str, normalized: list[int], square: bool, center: str | None = None) -> str:
+    """Mean over the trailing dims of x (sizes `normalized`, static even where x's type says ?), of
+    (x - center)^2 with `center`, or x^2 with `square`."""
+    rank, k = len(f.shapes[x]), len(normalized)
     identity = [f"d{i}" for i in range(rank)]
     lead = [f"d{i}" for i in range(rank - k)]
-    count = math.prod(f.shapes[x][rank - k:])
+    count = math.prod(normalized)
     elt = f.elt
     inputs = [(x, identity)]
     if center is not None:
@@ -307,9 +308,10 @@ def _normalize(f: _Func, x: str, k: int, eps: float, mean: str | None, mean_squa
 def lower_layer_norm(op: ir.Operation) -> str:
     f, v = _start(op, ["x", "weight", "bias"])
     x = v["x"]
-    k = len(list(op.attributes["normalized_shape"]))
-    mean = _mean_over_trailing(f, x, k, square=False)
-    variance = _mean_over_trailing(f, x, k, square=True, center=mean)
+    normalized = list(op.attributes["normalized_shape"])
+    k = len(normalized)
+    mean = _mean_over_trailing(f, x, normalized, square=False)
+    variance = _mean_over_trailing(f, x, normalized, square=True, center=mean)
     eps = op.attributes["eps"].value
     return f.text(_normalize(f, x, k, eps, mean, variance, v.get("weight"), v.get("bias")))
 
@@ -317,8 +319,9 @@ def lower_layer_norm(op: ir.Operation) -> str:
 def lower_rms_norm(op: ir.Operation) -> str:
     f, v = _start(op, ["x", "weight"])
     x = v["x"]
-    k = len(list(op.attributes["normalized_shape"]))
-    mean_square = _mean_over_trailing(f, x, k, square=True)
+    normalized = list(op.attributes["normalized_shape"])
+    k = len(normalized)
+    mean_square = _mean_over_trailing(f, x, normalized, square=True)
     eps = op.attributes["eps"].value
     return f.text(_normalize(f, x, k, eps, None, mean_square, v.get("weight"), None))
 

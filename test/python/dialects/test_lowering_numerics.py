@@ -189,3 +189,26 @@ def test_causal_attention_ignores_later_keys(lowered_module):
     second = lowered_module("attention_causal", q, k2, v2)
     torch.testing.assert_close(first[:, :, :5], second[:, :, :5])
     assert not torch.allclose(first[:, :, 5:], second[:, :, 5:])
+
+
+def test_dynamic_shapes():
+    """Lowerings read dynamic sizes at run time; normalization counts come from normalized_shape."""
+    module = LoweredModule(
+        {
+            "norms": (
+                "func.func @norms(%x: tensor<?x?xf32>, %w: tensor<8xf32>) -> tensor<?x?xf32> {\n"
+                '  %0 = "strata.rms_norm"(%x, %w) {normalized_shape = array<i64: 8>, eps = 1.0e-5 : f64}'
+                " : (tensor<?x?xf32>, tensor<8xf32>) -> tensor<?x?xf32>\n"
+                '  %1 = "strata.layer_norm"(%0) {normalized_shape = array<i64: 8>, eps = 1.0e-5 : f64,'
+                " operandSegmentSizes = array<i32: 1, 0, 0>} : (tensor<?x?xf32>) -> tensor<?x?xf32>\n"
+                '  %2 = "strata.softmax"(%1) {dim = 0 : i64} : (tensor<?x?xf32>) -> tensor<?x?xf32>\n'
+                "  return %2 : tensor<?x?xf32>\n}\n"
+            )
+        }
+    )
+    generator = torch.Generator().manual_seed(11)
+    w = torch.randn(8, generator=generator)
+    for rows in (1, 5):
+        x = torch.randn(rows, 8, generator=generator)
+        expected = F.softmax(F.layer_norm(F.rms_norm(x, [8], w, 1e-5), [8], eps=1e-5), 0)
+        torch.testing.assert_close(module("norms", x, w), expected, rtol=1e-5, atol=1e-5)
