@@ -45,6 +45,10 @@ class OptOptions:
     print_ir_module_scope: bool = False
     timing: bool = False
     verify_each: bool = True
+    strata_pipeline: str | None = None  # `name` or `name{option=value ...}` of pipelines/
+    dump_stages: str | None = None
+    stop_after: str | None = None
+    print_stages: bool = False
 
     @property
     def display_name(self) -> str:
@@ -116,6 +120,9 @@ class OptDriver:
                 except ir.MLIRError as e:
                     collector.add_error(e)
                     module = None
+            if module is not None and options.strata_pipeline is not None:
+                self.reporter.report("stage", f"running strata pipeline '{options.strata_pipeline}'")
+                self._run_named_pipeline(module)
         del pm  # prints the timing report, if asked for; only outside the context's scope
         diagnostics = collector.take()
         if options.verify_diagnostics:
@@ -133,6 +140,15 @@ class OptDriver:
             ok = not any(d.severity == "error" for d in diagnostics)
         self.reporter.report("stage", "printing")
         return ok, (self._render(module) if module is not None else None)
+
+    def _run_named_pipeline(self, module) -> None:
+        from strata import pipelines
+
+        o = self.options
+        name, _, rest = o.strata_pipeline.partition("{")
+        options = dict(item.partition("=")[::2] for item in rest.rstrip("}").split()) if rest else {}
+        on_stage = (lambda report: print(report.format(), file=sys.stderr)) if o.print_stages else None
+        pipelines.run(module, name.strip(), options=options, dump_dir=o.dump_stages, stop_after=o.stop_after, on_stage=on_stage)
 
     def _configure(self, pm) -> None:
         o = self.options

@@ -32,6 +32,13 @@ BOOL_FLAGS = {
     "mlir-timing": "timing",
     "verify-each": "verify_each",
 }
+# strata's own flags that take a value: name -> OptOptions field.
+VALUE_FLAGS = {
+    "strata-pipeline": "strata_pipeline",
+    "strata-dump-stages": "dump_stages",
+    "strata-stop-after": "stop_after",
+}
+BOOL_FLAGS["strata-print-stages"] = "print_stages"
 # Accepted for compatibility; they change nothing here.
 IGNORED_FLAGS = {"mlir-disable-threading", "no-implicit-module"}
 
@@ -44,6 +51,11 @@ OPTIONS:
   --pass-pipeline=<pipeline>       Textual pipeline, e.g. 'builtin.module(func.func(canonicalize,cse))';
                                    upstream passes and strata passes mix freely
   --<pass>[=<options>]             Run one pass (in command-line order), e.g. --cse --strata-raise-torch
+  --strata-pipeline=<name>[{{k=v}}]  Run a named pipeline of pipelines/ stage by stage (after any passes),
+                                   e.g. --strata-pipeline='torch-to-linalg{{route=tosa}}'
+  --strata-dump-stages=<dir>       With --strata-pipeline: write the IR before and after every stage
+  --strata-stop-after=<stage>      With --strata-pipeline: stop after this stage
+  --strata-print-stages            With --strata-pipeline: print per-stage time and ops per dialect
   --split-input-file               Split the input on '// -----' and process each chunk separately
   --verify-diagnostics             Check diagnostics against 'expected-*' comments in the input
   --allow-unregistered-dialect     Allow ops of unregistered dialects
@@ -105,6 +117,10 @@ def parse_args(argv: list[str]):
                     raise StrataError("--pass-pipeline requires a pipeline")
                 value, i = argv[i], i + 1
             pipeline_text = value
+        elif name in VALUE_FLAGS:
+            if not value:
+                raise StrataError(f"--{name} requires a value, e.g. --{name}=...")
+            fields[VALUE_FLAGS[name]] = value
         elif name in BOOL_FLAGS:
             if value is None or value.lower() in ("true", "1"):
                 fields[BOOL_FLAGS[name]] = True
