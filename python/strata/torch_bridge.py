@@ -4,7 +4,7 @@ Raising replaces torch ops (on `!torch.vtensor`) with strata ops (on `tensor<...
 op reads its operands through `torch_c.to_builtin_tensor` and hands its result back through
 `torch_c.from_builtin_tensor`; torch-mlir's backend pipeline removes the casts when it lowers the
 rest of the graph. A cast of a value that is itself a cast back is skipped, so chains of raised
-ops connect directly.
+ops connect directly, and a value already cast earlier in the block reuses that cast.
 """
 
 import re
@@ -36,14 +36,39 @@ def shape(value: ir.Value) -> list[int] | None:
     return list(builtin.shape) if builtin is not None else None
 
 
-def to_builtin(value: ir.Value, *, loc: ir.Location, ip: ir.InsertionPoint) -> ir.Value:
+def _existing_cast(value: ir.Value, ip: ir.InsertionPoint) -> ir.Value | None:
+    """A `to_builtin_tensor` of `value` already in the insertion block, before the insertion point."""
+    ref = ip.ref_operation
+    for use in value.uses:
+        user = use.owner.operation if isinstance(use.owner, ir.OpView) else use.owner
+        if (
+            user.name == "torch_c.to_builtin_tensor"
+            and user.block == ip.block
+            and (ref is None or user.is_before_in_block(ref))
+        ):
+            return user.results[0]
+    return None
+
+
+def to_builtin(value: ir.Value, *, loc: ir.Location, ip: ir.InsertionPoint) -> tuple[ir.Value, bool]:
+    """`value` as a builtin tensor for use at `ip`, and whether a new cast op was created for it.
+
+    A new cast goes right after `value`'s definition, so later raisings anywhere in the block can
+    reuse it whatever order the rewrite driver visits them in.
+    """
     owner = value.owner
     if isinstance(owner, ir.OpView) and owner.operation.name == "torch_c.from_builtin_tensor":
-        return owner.operation.operands[0]
+        return owner.operation.operands[0], False
+    existing = _existing_cast(value, ip)
+    if existing is not None:
+        return existing, False
+    if isinstance(value, ir.BlockArgument):
+        at = ir.InsertionPoint.at_block_begin(value.owner)
+    else:
+        at = ir.InsertionPoint.after(owner.operation if isinstance(owner, ir.OpView) else owner)
     builtin = builtin_float_type(value.type)
-    return ir.Operation.create(
-        "torch_c.to_builtin_tensor", results=[builtin], operands=[value], loc=loc, ip=ip
-    ).results[0]
+    cast = ir.Operation.create("torch_c.to_builtin_tensor", results=[builtin], operands=[value], loc=loc, ip=at)
+    return cast.results[0], True
 
 
 def from_builtin(value: ir.Value, torch_type: ir.Type, *, loc: ir.Location, ip: ir.InsertionPoint) -> ir.Value:

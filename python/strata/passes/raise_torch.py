@@ -34,8 +34,8 @@ def _raise(rewriter, root: ir.Operation, build) -> bool:
     def cast(value: ir.Value) -> ir.Value:
         if isinstance(value.type, ir.RankedTensorType):
             return value  # already a builtin tensor (a raised op's operand)
-        builtin = to_builtin(value, loc=loc, ip=ip)
-        if _defining_op(builtin).name == "torch_c.to_builtin_tensor":
+        builtin, created = to_builtin(value, loc=loc, ip=ip)
+        if created:
             casts.append(_defining_op(builtin))
         return builtin
 
