@@ -30,7 +30,7 @@ if [ ! -x "$venv/bin/python" ]; then
 fi
 if [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
   echo "setup: installing strata and its pinned dependencies into $venv" >&2
-  "$venv/bin/python" -m pip install -q --disable-pip-version-check -e "$root[test]" 2>&1 \
+  "$venv/bin/python" -m pip install -q --disable-pip-version-check -e "$root[test,bench]" 2>&1 \
     | grep -v "is ignored: it is neither a file nor a directory" >&2 || true
   "$venv/bin/python" -c "import strata, torch_mlir, iree.compiler, iree.runtime, torch" \
     || { echo "setup: error: the venv is incomplete" >&2; exit 1; }
