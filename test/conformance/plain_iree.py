@@ -23,7 +23,7 @@ import torch
 
 from .cases import Case
 from .compare import Outcome, RouteReport, compare
-from .routes import Batch, RouteFailure, first_line
+from .routes import Batch, RouteFailure, first_line, short
 
 FLAGS = (
     "--iree-hal-target-device=local",
@@ -93,13 +93,21 @@ def lower(module) -> str:
     """`module` through Torch-MLIR's torch-backend pipeline; its one function's text."""
     from torch_mlir import ir, passmanager
 
-    with module.context as context:
-        context.emit_error_diagnostics = True
-        try:
+    errors = []
+
+    def collect(diagnostic):
+        if diagnostic.severity == ir.DiagnosticSeverity.ERROR:
+            errors.append(str(diagnostic.message))
+        return True  # handled: keep it off stderr
+
+    handler = module.context.attach_diagnostic_handler(collect)
+    try:
+        with module.context:
             passmanager.PassManager.parse(TORCH_LOWERING).run(module.operation)
-        except ir.MLIRError as e:
-            messages = [str(d.message) for d in e.error_diagnostics]
-            raise RouteFailure("import", messages[0][:200] if messages else first_line(e)) from e
+    except ir.MLIRError as e:
+        raise RouteFailure("import", short(errors[0]) if errors else first_line(e)) from e
+    finally:
+        handler.detach()
     functions = list(module.body.operations)
     if len(functions) != 1:
         raise RouteFailure("import", f"lowering left {len(functions)} top-level ops, expected one function")

@@ -28,18 +28,29 @@ class RouteFailure(Exception):
         self.message = message
 
 
-def first_line(error: BaseException) -> str:
+def first_line(error) -> str:
     """The telling line of an error: its first MLIR/linker diagnostic (`error: ...`), else the
-    first line that mentions an error, else the first line."""
+    first line that mentions an error, else the first line; shortened by `short`."""
     text = str(error)
     match = re.search(r"error: (.+)", text)
     if match:
-        return match.group(1).strip()[:200]
+        return short(match.group(1))
     lines = [line.strip() for line in text.splitlines() if line.strip()]
     for line in lines:
         if "error" in line.lower():
-            return line[:200]
-    return (lines[0] if lines else type(error).__name__)[:200]
+            return short(line)
+    return short(lines[0] if lines else type(error).__name__)
+
+
+def short(message: str) -> str:
+    """A diagnostic without its leading location, an unknown op named by its torch name only."""
+    message = re.sub(r'^"[^"]*":\d+:\d+: ', "", message.strip())
+    message = re.sub(
+        r"'torch\.operator' that was explicitly marked illegal: .*?\{name = \"([^\"]+)\"\}.*",
+        r"'torch.operator' (\1)",
+        message,
+    )
+    return message[:200]
 
 
 def without_batch_location(message: str) -> str:
