@@ -13,7 +13,11 @@ from strata.errors import StrataError
 from strata.resources import ROOT
 
 # Each generator module exposes `generate() -> {path: text}`.
-GENERATORS = ("strata.tablegen.pass_registry_gen", "strata.opt.upstream_pass_catalog")
+GENERATORS = (
+    "strata.tablegen.pass_registry_gen",
+    "strata.tablegen.dialect_gen",
+    "strata.opt.upstream_pass_catalog",
+)
 
 
 def main(argv=None) -> int:
