@@ -44,10 +44,7 @@ module attributes {transform.with_named_sequence} {
       : (!transform.any_op) -> (!transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op)
     %reg, %reg_loops:3 = transform.structured.tile_using_for %cache tile_sizes [4, 16, 1]
       : (!transform.any_op) -> (!transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op)
-    transform.sequence %reg : !transform.any_op failures(suppress) {
-    ^bb0(%tile: !transform.any_op):
-      transform.structured.vectorize %tile : !transform.any_op
-    }
+    transform.annotate %reg "strata.register_tile" : !transform.any_op
     transform.yield
   }
 
@@ -56,10 +53,7 @@ module attributes {transform.with_named_sequence} {
       : (!transform.any_op) -> (!transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op)
     %reg, %reg_loops:4 = transform.structured.tile_using_for %cache tile_sizes [1, 4, 16, 1]
       : (!transform.any_op) -> (!transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op)
-    transform.sequence %reg : !transform.any_op failures(suppress) {
-    ^bb0(%tile: !transform.any_op):
-      transform.structured.vectorize %tile : !transform.any_op
-    }
+    transform.annotate %reg "strata.register_tile" : !transform.any_op
     transform.yield
   }
 
@@ -70,6 +64,20 @@ module attributes {transform.with_named_sequence} {
         @strata_match_contraction_3d -> @strata_tile_contraction_3d,
         @strata_match_contraction_4d -> @strata_tile_contraction_4d
       : (!transform.any_op) -> !transform.any_op
+    // Tile sizes become static once min(remaining, tile) is folded against the loop bounds.
+    transform.apply_patterns to %updated {
+      transform.apply_patterns.scf.for_loop_canonicalization
+      transform.apply_patterns.canonicalization
+    } : !transform.any_op
+    %tiles = transform.structured.match attributes{"strata.register_tile"} in %updated
+      : (!transform.any_op) -> !transform.any_op
+    transform.foreach %tiles : !transform.any_op {
+    ^bb0(%tile: !transform.any_op):
+      transform.sequence %tile : !transform.any_op failures(suppress) {
+      ^bb1(%t: !transform.any_op):
+        transform.structured.vectorize %t : !transform.any_op
+      }
+    }
     transform.apply_patterns to %updated {
       transform.apply_patterns.vector.reduction_to_contract
       transform.apply_patterns.vector.transfer_permutation_patterns

@@ -1,0 +1,31 @@
+// RUN: %python -m strata.pipelines linalg-to-llvm --stop-after=vector %s | FileCheck %s --check-prefix=VECTOR
+// RUN: %python -m strata.pipelines linalg-to-llvm %s | FileCheck %s --check-prefix=LLVM
+// RUN: %python -m strata.pipelines linalg-to-llvm --dump-dir=%t %s > /dev/null && FileCheck %s --check-prefix=STAGES < %t/stages.txt
+
+// A matmul is tiled for cache and registers and becomes a 4x16 vector.contract on tensors; the
+// transform library the stage used is gone again afterwards.
+// VECTOR-LABEL: func.func @matmul
+// VECTOR: scf.for
+// VECTOR: vector.contract {{.*}} : vector<4x1xf32>, vector<1x16xf32> into vector<4x16xf32>
+// VECTOR-NOT: transform.named_sequence
+
+// Down in the llvm dialect, the contraction is FMAs on 16-wide vectors, and the C interface the
+// ExecutionEngine calls exists.
+// LLVM-LABEL: llvm.func @matmul
+// LLVM: llvm.intr.fmuladd{{.*}} : (vector<16xf32>, vector<16xf32>, vector<16xf32>) -> vector<16xf32>
+// LLVM-LABEL: llvm.func @_mlir_ciface_matmul
+// LLVM-NOT: linalg.
+// LLVM-NOT: vector.contract
+
+// STAGES: 01-linalg {{.*}}linalg=
+// STAGES-NEXT: 02-vector {{.*}}vector=
+// STAGES-NEXT: 03-bufferized {{.*}}memref=
+// STAGES-NEXT: 04-loops
+// STAGES-NEXT: 05-llvm {{ *[0-9.]+ ms  llvm=[0-9]+$}}
+func.func @matmul(%a: tensor<64x128xf32>, %b: tensor<128x64xf32>) -> tensor<64x64xf32> {
+  %zero = arith.constant 0.0 : f32
+  %empty = tensor.empty() : tensor<64x64xf32>
+  %acc = linalg.fill ins(%zero : f32) outs(%empty : tensor<64x64xf32>) -> tensor<64x64xf32>
+  %r = linalg.matmul ins(%a, %b : tensor<64x128xf32>, tensor<128x64xf32>) outs(%acc : tensor<64x64xf32>) -> tensor<64x64xf32>
+  return %r : tensor<64x64xf32>
+}
