@@ -172,6 +172,8 @@ _DEVICE_FOR_TARGET = {"local": "local-task", "vulkan": "vulkan", "cuda": "cuda",
 
 
 def _load_error(message: str, device: str) -> str:
+    if "required module 'io_parameters' not registered" in message:
+        return "the module reads its weights from a parameter archive: pass it with --parameters=FILE.irpa"
     compiled_for = re.search(r'not found or unavailable: #hal\.device\.target<"(\w+)"', message)
     if compiled_for:
         name = compiled_for.group(1)
@@ -210,7 +212,7 @@ class LoadedModule:
         modules.append(self.vm_module)
         try:
             self.context = rt.VmContext(instance, modules=modules)
-        except RuntimeError as e:
+        except (RuntimeError, ValueError) as e:
             raise StrataError(_load_error(str(e), device)) from None
         self.staged = device.split(":")[0] == "vulkan"
         self._functions: dict[str, Function] = {}

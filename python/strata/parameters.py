@@ -102,6 +102,7 @@ class ParameterExternalizer(_hooks_base()):
         os.close(fd)
         try:
             index.create_archive_file(temporary)
+            os.chmod(temporary, 0o644)
             os.replace(temporary, path)
         finally:
             with contextlib.suppress(OSError):

@@ -66,11 +66,26 @@ def parse_input(text: str, index: int) -> np.ndarray:
     return values.reshape(tensor_type.shape)
 
 
+PRINT_MAX_ELEMENTS = 1024  # iree-run-module's --print_max_element_count default
+
+
 def format_result(index: int, array: np.ndarray) -> str:
+    """iree-run-module's spelling: `result[0]: 2x3xf32=[0 1 3][5 7 0]`."""
     from strata.iree_runtime import TensorType
 
-    body = np.array2string(array, threshold=64, separator=" ", max_line_width=100)
-    return f"result[{index}]: {TensorType.of(array)}=\n{body}"
+    header = f"result[{index}]: {TensorType.of(array)}="
+    if array.size > PRINT_MAX_ELEMENTS:
+        return f"{header}... ({array.size} elements; write them with --output=@file.npy)"
+
+    def render(a) -> str:
+        if a.ndim == 0:
+            value = a.item()
+            return f"{value:g}" if isinstance(value, float) else str(int(value))
+        if a.ndim == 1:
+            return "[" + " ".join(render(v) for v in a) + "]"
+        return "".join(render(row) for row in a)
+
+    return header + render(array)
 
 
 def run(args) -> int:
