@@ -167,6 +167,8 @@ def table(outcomes: list[CaseResult]) -> str:
     lines = [_line(HEADER, widths)]
     lines += [_line(row, widths) if len(row) == len(HEADER) else "  ".join(
         (row[0].ljust(widths[0]), row[1].ljust(widths[1]), row[2])) for row in rows]
+    if not any(o.case.kind == "model" for o in outcomes):
+        return "\n".join(lines) + "\n"
     lines.append("")
     lines.append("geomean latency ratio to eager over models (all batches / batch 1):")
     for engine, s in summary(outcomes).items():
