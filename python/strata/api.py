@@ -13,7 +13,8 @@ import numpy as np
 
 from strata.atomic_output import write_bytes_atomic
 from strata.errors import StrataError
-from strata.iree_compile import CompileOptions, compile_torch_module
+from strata.compile_stages import RAISE_BY_DEFAULT, StageOptions, run_stages
+from strata.iree_compile import CompileOptions
 from strata.iree_runtime import LoadedModule
 from strata.parameters import ParameterExternalizer
 from strata.targets import get_target
@@ -73,12 +74,14 @@ def compile(
     dynamic_dims=(),
     tuned: bool = True,
     params=None,
+    raise_torch: bool = RAISE_BY_DEFAULT,
     **options,
 ):
     """Compile `model` (an `nn.Module` or `ExportedProgram`) for `target`; returns a callable.
 
     `dynamic_dims` takes `DynamicDim`s or their `NAME=ARG:DIM` text; `params` names an `.irpa`
-    file to move the weights into (the compiled model then reads them from there).
+    file to move the weights into (the compiled model then reads them from there); `raise_torch`
+    sends the model through strata's dialect and linalg before IREE (see `compile_stages`).
     """
     if route == "upstream":
         from strata import upstream
@@ -93,7 +96,7 @@ def compile(
     compile_options.resolved_target().chip(chip)  # fail on a bad target or chip before importing
     externalizer = ParameterExternalizer(named_tensors=_named_tensors(model)) if params else None
     module = import_torch(model, tuple(example_args), dims, hooks=externalizer)
-    vmfb = compile_torch_module(module, compile_options)
+    vmfb = run_stages(module, compile_options, StageOptions(raise_torch=raise_torch))
     if externalizer:
         externalizer.save(params)
     runtime_device = device or get_target(target).runtime_device

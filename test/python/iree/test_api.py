@@ -92,3 +92,13 @@ def test_parameters_archive_holds_the_weights(tmp_path):
     compiled.save(tmp_path / "m.vmfb")
     reloaded = strata.load(tmp_path / "m.vmfb", parameters=[tmp_path / "w.irpa"])
     torch.testing.assert_close(reloaded(x), model(x), rtol=1e-5, atol=1e-5)
+
+
+def test_raised_route_matches_eager():
+    """raise_torch=True goes torch -> strata ops -> linalg -> IREE and gives the same numbers."""
+    from strata.models import llama
+
+    torch.manual_seed(0)
+    model, inputs = llama.LlamaBlock(), llama.example_inputs()
+    result = strata.compile(model, inputs, raise_torch=True)(*inputs)
+    torch.testing.assert_close(result, model(*inputs), rtol=1e-4, atol=1e-4)
