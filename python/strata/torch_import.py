@@ -59,14 +59,20 @@ def _user_frame(message: str) -> str:
 
 def load_exported_program(path: Path):
     """A `.pt2` archive written by `torch.export.save`."""
+    import logging
+
     import torch
 
+    export_log = logging.getLogger("torch.export")  # logs a traceback before raising on bad files
+    disabled, export_log.disabled = export_log.disabled, True
     try:
         return torch.export.load(str(path))
     except FileNotFoundError:
         raise StrataError(f"cannot read '{path}': no such file") from None
     except Exception as e:
         raise StrataError(f"cannot load '{path}' as a torch.export archive: {str(e).splitlines()[0]}") from None
+    finally:
+        export_log.disabled = disabled
 
 
 def import_torch(model, example_args=(), dynamic_dims=(), func_name: str = "main", hooks=None):
