@@ -45,7 +45,7 @@ def _dynamic_shapes(dynamic_dims, example_args):
         if d.arg >= len(example_args) or d.dim >= example_args[d.arg].dim():
             raise StrataError(f"dynamic dim '{d.name}' names argument {d.arg} dimension {d.dim}, which the example inputs do not have")
         if d.name not in dims:
-            dims[d.name] = torch.export.Dim(d.name, min=d.min, max=d.max or torch.utils._sympy.numbers.int_oo)
+            dims[d.name] = torch.export.Dim(d.name, min=d.min, max=d.max)
         spec[d.arg] = {**(spec[d.arg] or {}), d.dim: dims[d.name]}
     return tuple(spec)
 
