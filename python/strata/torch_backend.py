@@ -1,14 +1,17 @@
 """`torch.compile(model, backend="strata")`: run Dynamo's graphs through strata and IREE.
 
 Dynamo hands each captured FX graph with example inputs; the backend compiles it once for the
-target (llvm-cpu on local-task by default) and returns a function that Dynamo calls on every later
+target (llvm-cpu by default) and returns a function that Dynamo calls on every later
 call whose guards pass, so the same shapes never recompile. The per-call path is kept short:
 tensors go to numpy without copies, straight into IREE's invoke, results come back as tensors.
 Graphs strata cannot take (symbolic sizes, non-tensor inputs) run eagerly, as Dynamo's own
 fallback would, instead of failing the user's program.
 
-Importing this module registers the backend with Dynamo under the name "strata".
+The backend is registered with Dynamo under the name "strata" (see the end of this module).
 """
+
+import atexit
+from importlib.metadata import entry_points
 
 import torch
 
@@ -59,4 +62,12 @@ def make_backend(target: str = "llvm-cpu", device: str | None = None, **options)
 
 
 strata_backend = make_backend()
-torch._dynamo.register_backend(strata_backend, name=BACKEND_NAME)
+
+# Dynamo's caches hold the compiled IREE modules until interpreter teardown, when nanobind reports
+# every IREE object still alive as a leak; drop the caches while the runtime is still intact.
+atexit.register(torch._dynamo.reset)
+
+# Installed with its `torch_dynamo_backends` entry point, Dynamo finds and registers the backend
+# itself on first use (registering it here too would be a duplicate); otherwise register now.
+if BACKEND_NAME not in entry_points(group="torch_dynamo_backends").names:
+    torch._dynamo.register_backend(strata_backend, name=BACKEND_NAME)
