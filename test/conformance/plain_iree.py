@@ -89,8 +89,8 @@ def _cut(module, arguments: range, results: range, name: str):
     return module
 
 
-def lower(module) -> str:
-    """`module` through Torch-MLIR's torch-backend pipeline; its one function's text."""
+def lower(module):
+    """`module` (one function) through Torch-MLIR's torch-backend pipeline, in place."""
     from torch_mlir import ir, passmanager
 
     errors = []
@@ -111,27 +111,42 @@ def lower(module) -> str:
     functions = list(module.body.operations)
     if len(functions) != 1:
         raise RouteFailure("import", f"lowering left {len(functions)} top-level ops, expected one function")
-    return functions[0].get_asm(enable_debug_info=False)
+    return module
 
 
-def compile_functions(functions: dict[str, str]) -> bytes:
-    """One vmfb with every function in `functions`; a `CompileFailure` names the failing ones."""
+def compile_functions(functions: dict):
+    """One vmfb with the function of every module in `functions` (lowered, one context); a
+    `CompileFailure` names the failing ones.
+
+    The functions are cloned into one module so that the constants they keep as dense resources
+    are printed with them.
+    """
     import iree.compiler
+    from torch_mlir import ir
 
-    lines, owner = ["module {"], {}
-    for name, text in functions.items():
-        first = len(lines) + 1
-        lines.extend(text.splitlines())
-        for line in range(first, len(lines) + 1):
-            owner[line] = name
-    lines.append("}")
+    first = next(iter(functions.values()))
+    with first.context, ir.Location.unknown():
+        merged = ir.Module.create()
+        with ir.InsertionPoint(merged.body):
+            for module in functions.values():
+                module.body.operations[0].clone()
+        text = merged.operation.get_asm(enable_debug_info=False)
+    owner, current = {}, None
+    for number, line in enumerate(text.splitlines(), start=1):
+        match = re.match(r"\s*func\.func @(case\d+)\(", line)
+        if match:
+            current = match.group(1)
+        elif line.startswith("}") or line.startswith("{-#"):
+            current = None
+        if current:
+            owner[number] = current
     try:
-        return iree.compiler.compile_str("\n".join(lines), input_type="torch", extra_args=list(FLAGS))
+        return iree.compiler.compile_str(text, input_type="torch", extra_args=list(FLAGS))
     except Exception as e:  # noqa: BLE001 - a compiler failure is this route's result
         # Diagnostics point at `<stdin>:LINE`; dispatches are named after their function.
-        text = str(e)
-        failing = {owner[int(n)] for n in re.findall(r"<stdin>:(\d+)", text) if int(n) in owner}
-        failing |= set(re.findall(r"\b(case\d+)\$", text)) & set(functions)
+        message = str(e)
+        failing = {owner[int(n)] for n in re.findall(r"<stdin>:(\d+)", message) if int(n) in owner}
+        failing |= set(re.findall(r"\b(case\d+)\$", message)) & set(functions)
         raise CompileFailure(first_line(e), failing) from e
 
 
@@ -189,7 +204,7 @@ class PlainIree:
                     continue
                 report.outcomes[c.name] = compare(c, expected[c.name], actual)
 
-    def _compile(self, functions: dict[str, str], by_symbol: dict, report: RouteReport, log):
+    def _compile(self, functions: dict, by_symbol: dict, report: RouteReport, log):
         """[(vmfb, function names)] covering every function that compiles; failures recorded.
 
         When the error's line numbers name functions, those are compiled alone and the rest
