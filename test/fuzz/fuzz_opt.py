@@ -129,10 +129,8 @@ def main(argv=None) -> int:
         shutil.rmtree(confirm_dir, ignore_errors=True)
         confirm_dir.mkdir()
         shutil.copyfile(input_path, confirm_dir / "input.mlir")
-        real = outcome.run_subprocess("strata-opt", outcome.fill(tool_args, {"input": confirm_dir / "input.mlir",
-                                                                          "output": confirm_dir / "out.mlir"}), confirm_dir)
-        real.output_left = real.returncode not in (0, None) and (confirm_dir / "out.mlir").exists()
-        confirmed = outcome.judge(real, "strata-opt")
+        real_args = outcome.fill(tool_args, {"input": confirm_dir / "input.mlir", "output": confirm_dir / "out.mlir"})
+        confirmed, real = outcome.confirm("strata-opt", real_args, confirm_dir, confirm_dir / "out.mlir")
         if confirmed.kind in ("ok", "rejected"):
             unconfirmed[finding.signature] += 1
         else:

@@ -214,9 +214,8 @@ def main(argv=None) -> int:
         real_paths = dict(paths, input=confirm / f"input{case.suffix}", output=confirm / "out.npy", workdir=confirm)
         if case.blob is not None:
             real_paths["input"].write_bytes(case.blob)
-        real = outcome.run_subprocess("strata-run", outcome.fill(case.args, real_paths), confirm)
-        real.output_left = real.returncode not in (0, None) and real_paths["output"].exists()
-        confirmed = outcome.judge(real, "strata-run")
+        confirmed, real = outcome.confirm("strata-run", outcome.fill(case.args, real_paths), confirm,
+                                          real_paths["output"])
         if confirmed.kind in ("ok", "rejected"):
             unconfirmed[finding.signature] += 1
         else:
