@@ -107,7 +107,7 @@ def run(
 
 def _run_stage(root, parsed, stage, passes=None) -> None:
     """Runs the stage's pipeline (or just `passes`) with its transform library in the module."""
-    with _transform_library(root, stage.transform_library):
+    with root.context, _transform_library(root, stage.transform_library):
         build_pass_manager(passes or parsed, root.context).run(root)
 
 
