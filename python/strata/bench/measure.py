@@ -7,8 +7,9 @@ the `iree-compile` executable):
   after its first call gives the exact peak RSS of that engine's compile and first run, even
   though every engine shares the process; the growth over the RSS at the start is what the engine
   added (memory an earlier engine still holds is part of the baseline);
-- child processes: the summed RSS of all descendants, sampled every 5 ms while the block runs,
-  so a spike shorter than that can be missed.
+- child processes: the summed RSS of the descendants started during the block (`iree-compile`;
+  not worker pools an earlier engine left running), sampled every 5 ms, so a spike shorter than
+  that can be missed.
 Without /proc (not Linux) the figures are reported as unknown.
 """
 
@@ -62,14 +63,16 @@ def _descendants(pid: int) -> list[int]:
     return found
 
 
-def _children_rss_kib() -> int:
-    return sum(_status_kib("VmRSS", str(pid)) or 0 for pid in _descendants(os.getpid()))
+def _children_rss_kib(exclude: set[int]) -> int:
+    return sum(
+        _status_kib("VmRSS", str(pid)) or 0 for pid in _descendants(os.getpid()) if pid not in exclude
+    )
 
 
 @dataclass(frozen=True)
 class Memory:
     """MiB: this process's peak RSS over a block, its rise over the RSS at the block's start, and
-    the largest sampled sum of the RSS of child processes during the block."""
+    the largest sampled sum of the RSS of child processes started during the block."""
 
     peak_mib: float
     growth_mib: float
@@ -84,6 +87,7 @@ class PeakMemory:
         self._start = _status_kib("VmRSS")
         self._armed = self._start is not None and _reset_peak_rss()
         self._children_peak = 0
+        self._older_children = set(_descendants(os.getpid()))
         self._done = threading.Event()
         self._sampler = threading.Thread(target=self._sample_children, daemon=True)
         if self._armed:
@@ -92,7 +96,7 @@ class PeakMemory:
 
     def _sample_children(self):
         while not self._done.wait(_SAMPLE_SECONDS):
-            self._children_peak = max(self._children_peak, _children_rss_kib())
+            self._children_peak = max(self._children_peak, _children_rss_kib(self._older_children))
 
     def __exit__(self, *exc):
         self._done.set()
