@@ -21,6 +21,33 @@ PASSES = ({'anchor': 'builtin.module',
   'summary': 'Lower probe ops to run-time tracing and checks for the IREE or CPU route',
   'td_file': 'passes/lower_probes.td'},
  {'anchor': 'func.func',
+  'argument': 'strata-lower-to-iree',
+  'description': 'Runs before `strata-lower-to-linalg` on the IREE route and takes the ops\n'
+                 "    whose generic-linalg lowering IREE compiles poorly, writing them as IREE's\n"
+                 '    own torch input does:\n'
+                 '\n'
+                 '    - `strata.linear` becomes `linalg.matmul` on the input with its leading\n'
+                 '      dims collapsed and the transposed weight (IREE folds the transpose of a\n'
+                 '      constant weight at compile time), then bias and activation as one\n'
+                 '      elementwise `linalg.generic`, then the leading dims expanded back.\n'
+                 '      IREE data-tiles a named matmul and calls its matmul microkernels; a\n'
+                 '      contraction written as a generic absorbs neighbouring transposes and\n'
+                 '      gets neither. Inputs of rank 1 are left as they are.\n'
+                 '    - `strata.attention` becomes, over batch*heads, `linalg.batch_matmul` of\n'
+                 '      the query and the transposed key, one elementwise `linalg.generic` for\n'
+                 '      the scale, the additive mask (broadcast dims read at 0) and causal\n'
+                 '      masking (`-inf` where key position > query position), `linalg.softmax`\n'
+                 '      over the keys, and `linalg.batch_matmul` with the value. Left for\n'
+                 '      `strata-lower-to-linalg`: `fully_masked_rows_zero` with a mask\n'
+                 '      (`linalg.softmax` gives NaN for a fully masked row, not 0).\n'
+                 '\n'
+                 "    IREE's fused `iree_linalg_ext.attention` is not emitted: IREE 3.13's CPU\n"
+                 '    codegen rejects it for the LLaMA block\'s shapes ("large vector sizes").',
+  'module': 'lower_to_iree',
+  'options': (),
+  'summary': 'Lower strata ops to the linalg forms IREE compiles best, for the IREE route',
+  'td_file': 'passes/lower_to_iree.td'},
+ {'anchor': 'func.func',
   'argument': 'strata-lower-to-linalg',
   'description': 'Replaces each strata op with `linalg.generic`/`linalg.fill` on tensors\n'
                  '    plus scalar `arith` and `math`, computing what PyTorch computes: softmax\n'
