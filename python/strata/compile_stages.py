@@ -28,7 +28,7 @@ STAGES = ("torch", "strata", "linalg", "vmfb")
 # 2-core EPYC under load, 2026-11-29). Flip this when the raised route is at least as fast.
 RAISE_BY_DEFAULT = False
 RAISE_PIPELINE = "builtin.module(strata-raise-torch)"
-LOWER_PIPELINE = "builtin.module(strata-lower-to-linalg, torch-backend-to-linalg-on-tensors-backend-pipeline)"
+LOWER_PIPELINE = "builtin.module(strata-lower-to-iree, strata-lower-to-linalg, torch-backend-to-linalg-on-tensors-backend-pipeline)"
 TORCH_TO_LINALG_PIPELINE = "builtin.module(torch-backend-to-linalg-on-tensors-backend-pipeline)"
 
 
