@@ -14,8 +14,9 @@ class TwoOps(torch.nn.Module):
         return torch.relu(x + y)
 
 
-def _per_call_seconds(fn, args, calls=1000, repeats=7) -> float:
-    """Best of `repeats` averages: the least disturbed by other load on the machine."""
+def _per_call_seconds(fn, args, calls=200, repeats=30) -> float:
+    """Best of `repeats` short averages: on a machine shared with other jobs, the least disturbed
+    window is the one that measures the code rather than the load."""
     for _ in range(100):
         fn(*args)
     best = float("inf")
