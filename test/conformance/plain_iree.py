@@ -55,7 +55,6 @@ def import_raw(cases: list[Case], inputs: dict) -> str:
 def cut(raw: str, context, arguments: range, results: range, name: str):
     """A module holding only `name`: main restricted to `arguments` and `results`, dead ops gone."""
     from torch_mlir import ir
-    from torch_mlir.dialects import func
 
     with context:
         return _cut(ir.Module.parse(raw), arguments, results, name)

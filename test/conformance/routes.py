@@ -107,7 +107,10 @@ class Strata:
                 try:
                     compiled = strata.compile(Batch(cases), args, target="llvm-cpu")
                 except Exception as e:  # noqa: BLE001 - a compiler failure is this route's result
-                    raise RouteFailure("compile", without_batch_location(first_line(e))) from e
+                    message = without_batch_location(first_line(e))
+                    # strata's errors name their stage first: "FX import failed: ...".
+                    stage = "import" if re.match(r"(FX import|torch\.export) failed", message) else "compile"
+                    raise RouteFailure(stage, message) from e
             try:
                 actual = [torch.as_tensor(r) for r in flatten(compiled(*args))]
             except Exception as e:  # noqa: BLE001
