@@ -20,9 +20,10 @@ def LowerToIree : Pass<"strata-lower-to-iree", "func::FuncOp"> {
       the query and the transposed key, one elementwise `linalg.generic` for
       the scale, the additive mask (broadcast dims read at 0) and causal
       masking (`-inf` where key position > query position), `linalg.softmax`
-      over the keys, and `linalg.batch_matmul` with the value. Left for
-      `strata-lower-to-linalg`: `fully_masked_rows_zero` with a mask
-      (`linalg.softmax` gives NaN for a fully masked row, not 0).
+      over the keys, and `linalg.batch_matmul` with the value. With
+      `fully_masked_rows_zero` and a mask, a row whose masked scores are all
+      `-inf` (NaN out of `linalg.softmax`) is set to 0 from the scores' row
+      maximum; causal masking alone never masks a whole row.
 
     IREE's fused `iree_linalg_ext.attention` is not emitted: IREE 3.13's CPU
     codegen rejects it for the LLaMA block's shapes ("large vector sizes").

@@ -106,18 +106,32 @@ func.func @attention_causal(%q: tensor<1x1x4x8xf32>) -> tensor<1x1x4x8xf32> {
 
 // -----
 
-// Negative: fully_masked_rows_zero with a mask is left for strata-lower-to-linalg (linalg.softmax
-// gives NaN for a fully masked row, the op asks for 0); so is a linear on a rank-1 input, and ops
-// this pass does not take (softmax).
+// fully_masked_rows_zero with a mask: linalg.softmax gives NaN for a row whose scores are all -inf
+// and the op asks for 0, so the row maximum of the masked scores selects 0 in the output.
+// CHECK-LABEL: func.func @attention_fully_masked_rows_zero
+// CHECK:         %[[M3:.*]] = tensor.collapse_shape %{{.*}} into tensor<1x4x6xf32>
+// CHECK:         linalg.softmax dimension(2) ins(%[[M3]]
+// CHECK:         %[[O:.*]] = linalg.batch_matmul
+// CHECK:         %[[MAX:.*]] = linalg.generic {{.*}} iterator_types = ["parallel", "parallel", "reduction"]} ins(%[[M3]] : tensor<1x4x6xf32>)
+// CHECK:           arith.maximumf
+// CHECK:         linalg.generic {{.*}} ins(%[[O]], %[[MAX]] : tensor<1x4x8xf32>, tensor<1x4xf32>)
+// CHECK:           %[[ALL_MASKED:.*]] = arith.cmpf oeq, %{{.*}}, %{{.*}} : f32
+// CHECK:           arith.select %[[ALL_MASKED]], %{{.*}}, %{{.*}} : f32
+func.func @attention_fully_masked_rows_zero(%q: tensor<1x1x4x8xf32>, %k: tensor<1x1x6x8xf32>, %m: tensor<4x6xf32>) -> tensor<1x1x4x8xf32> {
+  %0 = "strata.attention"(%q, %k, %k, %m) {scale = 0.5 : f64, is_causal = false, fully_masked_rows_zero = true} : (tensor<1x1x4x8xf32>, tensor<1x1x6x8xf32>, tensor<1x1x6x8xf32>, tensor<4x6xf32>) -> tensor<1x1x4x8xf32>
+  return %0 : tensor<1x1x4x8xf32>
+}
+
+// -----
+
+// Negative: a linear on a rank-1 input (no rows to collapse) is left for strata-lower-to-linalg,
+// and so are the ops this pass does not take (softmax).
 // CHECK-LABEL: func.func @left_alone
-// CHECK:         "strata.attention"
-// CHECK-SAME:    fully_masked_rows_zero = true
 // CHECK:         "strata.linear"
 // CHECK:         "strata.softmax"
 // CHECK-NOT:     linalg.
-func.func @left_alone(%q: tensor<1x1x4x8xf32>, %m: tensor<4x4xf32>, %x: tensor<8xf32>, %w: tensor<5x8xf32>) -> (tensor<1x1x4x8xf32>, tensor<5xf32>, tensor<5xf32>) {
-  %0 = "strata.attention"(%q, %q, %q, %m) {scale = 0.5 : f64, is_causal = false, fully_masked_rows_zero = true} : (tensor<1x1x4x8xf32>, tensor<1x1x4x8xf32>, tensor<1x1x4x8xf32>, tensor<4x4xf32>) -> tensor<1x1x4x8xf32>
-  %1 = "strata.linear"(%x, %w) {activation = 0 : i32} : (tensor<8xf32>, tensor<5x8xf32>) -> tensor<5xf32>
-  %2 = "strata.softmax"(%1) {dim = 0 : i64} : (tensor<5xf32>) -> tensor<5xf32>
-  return %0, %1, %2 : tensor<1x1x4x8xf32>, tensor<5xf32>, tensor<5xf32>
+func.func @left_alone(%x: tensor<8xf32>, %w: tensor<5x8xf32>) -> (tensor<5xf32>, tensor<5xf32>) {
+  %0 = "strata.linear"(%x, %w) {activation = 0 : i32} : (tensor<8xf32>, tensor<5x8xf32>) -> tensor<5xf32>
+  %1 = "strata.softmax"(%0) {dim = 0 : i64} : (tensor<5xf32>) -> tensor<5xf32>
+  return %0, %1 : tensor<5xf32>, tensor<5xf32>
 }

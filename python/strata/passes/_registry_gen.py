@@ -37,9 +37,10 @@ PASSES = ({'anchor': 'builtin.module',
                  '      the query and the transposed key, one elementwise `linalg.generic` for\n'
                  '      the scale, the additive mask (broadcast dims read at 0) and causal\n'
                  '      masking (`-inf` where key position > query position), `linalg.softmax`\n'
-                 '      over the keys, and `linalg.batch_matmul` with the value. Left for\n'
-                 '      `strata-lower-to-linalg`: `fully_masked_rows_zero` with a mask\n'
-                 '      (`linalg.softmax` gives NaN for a fully masked row, not 0).\n'
+                 '      over the keys, and `linalg.batch_matmul` with the value. With\n'
+                 '      `fully_masked_rows_zero` and a mask, a row whose masked scores are all\n'
+                 "      `-inf` (NaN out of `linalg.softmax`) is set to 0 from the scores' row\n"
+                 '      maximum; causal masking alone never masks a whole row.\n'
                  '\n'
                  "    IREE's fused `iree_linalg_ext.attention` is not emitted: IREE 3.13's CPU\n"
                  '    codegen rejects it for the LLaMA block\'s shapes ("large vector sizes").',

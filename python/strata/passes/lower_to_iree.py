@@ -70,14 +70,47 @@ def _mask_map(mask_shape) -> list[str]:
     return ["0" if mask_shape[i] == 1 else f"d{i}" for i in range(2)] + ["d2", "d3"]
 
 
+def _zero_fully_masked_rows(text: _Text, elt: str, scores: str, scores_t: str, out: str, out_shape) -> str:
+    """`out` [bh, i, e] with rows whose `scores` [bh, i, j] are all -inf set to 0."""
+    rows, out_t = out_shape[:2], _tensor(out_shape, elt)
+    ninf = text.fresh("ninf")
+    text.lines.append(f"{ninf} = arith.constant {_NEG_INF[elt]} : {elt}")
+    empty = text.empty(rows, elt, [(scores, scores_t, 0), (scores, scores_t, 1)])
+    init, row_max, fixed = text.fresh("max_init"), text.fresh("row_max"), text.fresh("zeroed")
+    max_t = _tensor(rows, elt)
+    text.lines += [
+        f"{init} = linalg.fill ins({ninf} : {elt}) outs({empty} : {max_t}) -> {max_t}",
+        f"{row_max} = linalg.generic {{indexing_maps = [{_map(3, ['d0', 'd1', 'd2'])}, {_map(3, ['d0', 'd1'])}],"
+        f' iterator_types = ["parallel", "parallel", "reduction"]}} ins({scores} : {scores_t}) outs({init} : {max_t}) {{',
+        f"^bb0(%a0: {elt}, %acc: {elt}):",
+        f"  %r = arith.maximumf %a0, %acc : {elt}",
+        f"  linalg.yield %r : {elt}",
+        f"}} -> {max_t}",
+    ]
+    out_empty = text.empty(out_shape, elt, [(out, out_t, i) for i in range(3)])
+    text.lines += [
+        f"{fixed} = linalg.generic {{indexing_maps = [{_map(3, ['d0', 'd1', 'd2'])}, {_map(3, ['d0', 'd1'])}, {_map(3, ['d0', 'd1', 'd2'])}],"
+        f' iterator_types = ["parallel", "parallel", "parallel"]}} ins({out}, {row_max} : {out_t}, {max_t}) outs({out_empty} : {out_t}) {{',
+        f"^bb0(%a0: {elt}, %a1: {elt}, %acc: {elt}):",
+        f"  %ninf = arith.constant {_NEG_INF[elt]} : {elt}",
+        f"  %masked = arith.cmpf oeq, %a1, %ninf : {elt}",
+        f"  %zero = arith.constant 0.0 : {elt}",
+        f"  %r = arith.select %masked, %zero, %a0 : {elt}",
+        f"  linalg.yield %r : {elt}",
+        f"}} -> {out_t}",
+    ]
+    return fixed
+
+
 def _attention_text(op: ir.Operation) -> str | None:
-    """`@lowered` computing op as IREE's torch input writes attention (batch matmuls around a
-    `linalg.softmax`), or None where that softmax would not compute what the op does."""
+    """`@lowered` computing op as IREE's torch input writes attention: batch matmuls around a
+    `linalg.softmax`; with `fully_masked_rows_zero` and a mask, rows whose scores are all -inf
+    (NaN out of the softmax) are set to 0 afterwards."""
     q, k, v = op.operands[0], op.operands[1], op.operands[2]
     mask = op.operands[3] if len(op.operands) > 3 else None
     zero_rows = "fully_masked_rows_zero" in op.attributes and ir.BoolAttr(op.attributes["fully_masked_rows_zero"]).value
-    if zero_rows and mask is not None:
-        return None  # linalg.softmax gives NaN for a fully masked row; strata-lower-to-linalg gives 0
+    # Causal masking alone keeps every row's diagonal: only a mask can mask a whole row.
+    zero_rows = zero_rows and mask is not None
     elt = str(q.type.element_type)
     causal = ir.BoolAttr(op.attributes["is_causal"]).value
     scale = ir.FloatAttr(op.attributes["scale"]).value
@@ -157,6 +190,8 @@ def _attention_text(op: ir.Operation) -> str | None:
         f"{probs} = linalg.softmax dimension(2) ins({masked3} : {masked3t}) outs({probs_empty} : {masked3t}) -> {masked3t}"
     )
     out3, out3t = batch_matmul(probs, masked3t, v3, v3t, [bh, lq, ev], [(q3, q3t, 0), (q3, q3t, 1), (v3, v3t, 2)])
+    if zero_rows:
+        out3 = _zero_fully_masked_rows(text, elt, masked3, masked3t, out3, [bh, lq, ev])
     out_sizes = sizes[:3] + [str(ev) if ev != DYNAMIC else text.dim("%v", vt, 3)]
     result = text.fresh("attention")
     text.lines.append(
