@@ -27,6 +27,8 @@ def _to_numpy(value) -> np.ndarray:
     import torch
 
     if isinstance(value, torch.Tensor):
+        if value.dtype == torch.bfloat16:
+            raise StrataError("bfloat16 inputs are not supported yet: numpy, strata's bridge to IREE, has no bfloat16")
         return value.detach().cpu().contiguous().numpy()
     if isinstance(value, np.ndarray):
         return value
