@@ -7,8 +7,9 @@ host memory directly); the runner times that call. Engines of one `family` are v
 same compiler; a "peer" of an engine is an engine of another family.
 
 - eager: the module under `torch.no_grad()` in eval mode.
-- inductor: `torch.compile(backend="inductor")`, compiled in-process with on-disk caches off, so
-  its compile time is a cold compile like everyone else's; it compiles lazily on the first call.
+- inductor: `torch.compile(backend="inductor")` with `compile_threads=1` (no pool of compile
+  workers; the C++ compiler still runs as a child process) and on-disk caches off, so its compile
+  time is a cold compile like everyone else's; it compiles lazily on the first call.
 - onnxruntime: `torch.onnx.export(dynamo=True)` then an ORT CPU session with the same threads.
 - iree: what an iree-turbine user gets: Torch-MLIR's FX importer to the torch dialect, then
   `iree-compile` with default flags for the host CPU, run on IREE's local-task driver.
