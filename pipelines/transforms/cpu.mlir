@@ -94,15 +94,25 @@ module attributes {transform.with_named_sequence} {
       : (!transform.any_op) -> !transform.any_op
     %hoisted = transform.structured.hoist_redundant_vector_transfers %funcs
       : (!transform.any_op) -> !transform.any_op
+    // Separate groups: mixing transfer lowering, transposes and canonicalization in one greedy
+    // rewrite can ping-pong forever on transposed or unit-sized tiles.
     transform.apply_patterns to %hoisted {
       transform.apply_patterns.vector.lower_masked_transfers
       transform.apply_patterns.vector.lower_masks
+    } : !transform.any_op
+    transform.apply_patterns to %hoisted {
       transform.apply_patterns.vector.lower_contraction lowering_strategy = "outerproduct"
+      transform.apply_patterns.vector.lower_outerproduct
+    } : !transform.any_op
+    transform.apply_patterns to %hoisted {
       transform.apply_patterns.vector.transfer_permutation_patterns
       transform.apply_patterns.vector.lower_transfer max_transfer_rank = 1
-      transform.apply_patterns.vector.lower_outerproduct
+    } : !transform.any_op
+    transform.apply_patterns to %hoisted {
       transform.apply_patterns.vector.lower_broadcast
       transform.apply_patterns.vector.lower_transpose
+    } : !transform.any_op
+    transform.apply_patterns to %hoisted {
       transform.apply_patterns.canonicalization
     } : !transform.any_op
     transform.yield
