@@ -6,6 +6,7 @@ default; `route="upstream"` hands the model to `strata.upstream` (upstream MLIR 
 ExecutionEngine) with the same options.
 """
 
+import functools
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -37,16 +38,20 @@ def _to_numpy(value) -> np.ndarray:
 
 @dataclass
 class CompiledModel:
-    """An IREE module loaded on a device, callable with the model's inputs."""
+    """An IREE module for a device, callable with the model's inputs.
+
+    The module is loaded on the device at the first call, so a model compiled for a GPU this
+    machine lacks can still be saved (`strata.compile(m, args, target="cuda").save("m.vmfb")`).
+    """
 
     vmfb: bytes
     device: str
     parameters: tuple[Path, ...] = ()
     function_name: str = "main"
 
-    def __post_init__(self):
-        self._module = LoadedModule(self.vmfb, self.device, self.parameters)
-        self.function = self._module.function(self.function_name)
+    @functools.cached_property
+    def function(self):
+        return LoadedModule(self.vmfb, self.device, self.parameters).function(self.function_name)
 
     @property
     def inputs(self):

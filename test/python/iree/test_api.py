@@ -102,3 +102,11 @@ def test_raised_route_matches_eager():
     model, inputs = llama.LlamaBlock(), llama.example_inputs()
     result = strata.compile(model, inputs, raise_torch=True)(*inputs)
     torch.testing.assert_close(result, model(*inputs), rtol=1e-4, atol=1e-4)
+
+
+def test_gpu_model_compiles_and_saves_without_the_gpu(tmp_path):
+    compiled = strata.compile(AddScale(), (torch.randn(2), torch.randn(2)), target="rocm", chip="gfx942")
+    compiled.save(tmp_path / "m.vmfb")
+    assert (tmp_path / "m.vmfb").read_bytes() == compiled.vmfb
+    with pytest.raises(StrataError, match="cannot open device 'hip'"):
+        compiled(torch.randn(2), torch.randn(2))
