@@ -53,3 +53,35 @@ def test_audit_finds_matrix_instructions(target, chip, matrix_class, matmul_f16,
     if target == "cuda":
         ptx = "\n".join(p.read_text() for p in (tmp_path / "dispatches").glob("*.ptx"))
         assert set(re.findall(r"^\.target (\w+)", ptx, re.MULTILINE)) == {chip}
+
+
+def _cuda_device_arch() -> str | None:
+    """The compute capability of the first CUDA device as `sm_XY`, or None without one."""
+    import ctypes
+
+    try:
+        cuda = ctypes.CDLL("libcuda.so.1")
+    except OSError:
+        return None
+    major, minor, device = ctypes.c_int(), ctypes.c_int(), ctypes.c_int()
+    if cuda.cuInit(0) != 0 or cuda.cuDeviceGet(ctypes.byref(device), 0) != 0:
+        return None
+    cuda.cuDeviceGetAttribute(ctypes.byref(major), 75, device)  # COMPUTE_CAPABILITY_MAJOR
+    cuda.cuDeviceGetAttribute(ctypes.byref(minor), 76, device)  # COMPUTE_CAPABILITY_MINOR
+    return f"sm_{major.value}{minor.value}"
+
+
+def test_transformer_runs_on_the_cuda_device(compiled, zoo):
+    """On a machine with an NVIDIA GPU: the transformer's CUDA module matches eager."""
+    import numpy as np
+
+    from strata.iree_runtime import LoadedModule
+
+    arch = _cuda_device_arch()
+    if arch is None:
+        pytest.skip("no CUDA device on this machine")
+    chip = "sm_90" if arch.startswith("sm_9") else "sm_80"
+    model, inputs, _ = zoo("transformer")
+    (result,) = LoadedModule(compiled("transformer", "cuda", chip), "cuda").function("main")(inputs[0].numpy())
+    with torch.no_grad():
+        np.testing.assert_allclose(result, model(*inputs).numpy(), rtol=1e-4, atol=1e-4)
