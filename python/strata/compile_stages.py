@@ -52,9 +52,29 @@ def _run_pipeline(text: str, pipeline: str, stage: str) -> str:
             module = ir.Module.parse(text)
             build_pass_manager(parse_pipeline(pipeline), context).run(module.operation)
         except ir.MLIRError as e:
-            detail = "; ".join(str(d.message) for d in e.error_diagnostics[:3]) or str(e).splitlines()[0]
-            raise StrataError(f"stage '{stage}' failed in '{pipeline}': {detail}") from None
+            raise StrataError(_stage_error(e, text, pipeline, stage)) from None
         return module.operation.get_asm(enable_debug_info=True)
+
+
+def _stage_error(error, text: str, pipeline: str, stage: str) -> str:
+    """The first diagnostic, with the torch ops and the user's source line at its location."""
+    from strata.diagnostics import location_parts
+    from strata.iree_compile import source_line, torch_ops_at
+
+    if not error.error_diagnostics:
+        return f"stage '{stage}' failed in '{pipeline}': {str(error).splitlines()[0]}"
+    first = error.error_diagnostics[0]
+    message = str(first.message).split(":", 1)[0] if "failed to legalize" in str(first.message) else str(first.message)
+    file, line, _ = location_parts(first.location)
+    where = ""
+    if file is not None:
+        location = f"{file}:{line}"
+        culprits = torch_ops_at(text, location)
+        if culprits:
+            message = f"no lowering for {', '.join(culprits)} ({message})"
+        source = source_line(location)
+        where = f" at {location}" + (f" ({source})" if source else "")
+    return f"stage '{stage}' ({pipeline}) failed{where}: {message}"
 
 
 def raising_available() -> bool:

@@ -148,15 +148,15 @@ def _compile_error(error, text: str, input_type: str, flags: list[str]) -> Strat
     illegal = re.match(r"failed to legalize operation '(torch\.[\w.]+)'", message)
     if illegal:
         stage = "IREE's torch-to-linalg input conversion"
-        culprits = _torch_ops_at(text, location) or [illegal.group(1)]
+        culprits = torch_ops_at(text, location) or [illegal.group(1)]
         message = f"no lowering for {', '.join(culprits)} ({message.split(':', 1)[0]})"
-    source = _source_line(location)
+    source = source_line(location)
     reproducer = _write_reproducer(text, input_type, flags)
     where = f" at {location}" + (f" ({source})" if source else "") if location else ""
     return StrataError(f"{stage} failed{where}: {message}", notes=(f"reproduce with: {reproducer}",))
 
 
-def _torch_ops_at(text: str, location: str) -> list[str]:
+def torch_ops_at(text: str, location: str) -> list[str]:
     """The `torch.aten.*` ops of `text` whose location is `location` (file:line)."""
     aliases = dict(re.findall(r'^(#loc\d*) = loc\((".*?":\d+):\d+\)', text, re.MULTILINE))
     wanted = re.sub(r'^"?(.*?)"?:(\d+)$', r'"\1":\2', location)
@@ -167,7 +167,7 @@ def _torch_ops_at(text: str, location: str) -> list[str]:
     return ops
 
 
-def _source_line(location: str) -> str:
+def source_line(location: str) -> str:
     """The stripped text of `file:line` when the file is readable (the user's model source)."""
     match = re.fullmatch(r'"?(.+?)"?:(\d+)', location)
     if not match or not os.path.isfile(match.group(1)):
