@@ -42,3 +42,36 @@ def test_strata_compile_dispatches_the_upstream_route(compiled_mlp):
     compiled = strata.compile(model, args, route="upstream")
     with torch.no_grad():
         torch.testing.assert_close(compiled(*args), model(*args), rtol=RTOL, atol=ATOL)
+
+
+@pytest.mark.parametrize("route", ["tosa", "torch-mlir"])
+def test_other_routes_to_linalg_match_eager(compiled_llama, route):
+    from strata import upstream
+
+    model, args, _ = compiled_llama
+    compiled = upstream.compile(model, args, route=route)
+    with torch.no_grad():
+        torch.testing.assert_close(compiled(*args), model(*args), rtol=RTOL, atol=ATOL)
+
+
+class _Erfinv(torch.nn.Module):
+    def forward(self, x):
+        return torch.erfinv(x) * 2  # ERFINV_LINE: no lowering to linalg in Torch-MLIR
+
+
+def test_unlowerable_op_names_the_python_line_stage_and_pass():
+    import inspect
+
+    from strata import upstream
+    from strata.errors import StrataError
+
+    lines, first = inspect.getsourcelines(_Erfinv)
+    line = first + next(i for i, text in enumerate(lines) if "ERFINV_LINE" in text)
+    with pytest.raises(StrataError) as caught:
+        upstream.compile(_Erfinv(), (torch.rand(4, 4),))
+    message = str(caught.value)
+    assert message.startswith(f"{__file__}:{line}:")
+    assert "failed to legalize operation 'torch.aten.erfinv'" in message
+    assert message.endswith(
+        "(pipeline 'torch-to-linalg', stage 'linalg', pass 'torch-backend-to-linalg-on-tensors-backend-pipeline')"
+    )
