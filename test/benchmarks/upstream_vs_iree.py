@@ -3,7 +3,8 @@
     python test/benchmarks/upstream_vs_iree.py [--repeat N]
 
 Both compile the same input: a 1024x1024x1024 f32 matmul (the same linalg text) and the MLP
-512-2048-512 at batch 8 (the same torch-dialect import). IREE uses its default flags plus the
+512-2048-512 at batch 8 (the same torch-dialect import; upstream through the default tosa route
+and through strata's raising). IREE uses its default flags plus the
 host CPU (`--iree-llvmcpu-target-cpu=host`) on the local-task device. Calls alternate between the
 two so that load from other processes hits both alike; the medians and their ratio are printed.
 """
@@ -62,10 +63,11 @@ def mlp_pair():
     torch.manual_seed(0)
     config = MLPConfig(in_features=512, hidden=2048, out_features=512, layers=2, batch=8)
     model, args = MLP(config).eval(), example_inputs(config)
-    compiled = upstream.compile(model, args)
+    routes = {route: upstream.compile(model, args, route=route) for route in ("tosa", "strata")}
     iree = iree_function(str(import_torch(model, args)), "torch")
     x = args[0].numpy()
-    return (lambda a: compiled.run_numpy(a)[0]), iree, (x,), model(*args).detach().numpy()
+    ours = {route: (lambda a, c=c: c.run_numpy(a)[0]) for route, c in routes.items()}
+    return ours, iree, (x,), model(*args).detach().numpy()
 
 
 def side_by_side(name, ours, iree, args, expected, repeat):
@@ -90,7 +92,8 @@ def main():
     a, b = (rng.random((1024, 1024), dtype=np.float32) for _ in range(2))
     side_by_side("matmul 1024^3", upstream_matmul(), iree_function(MATMUL, "auto"), (a, b), a @ b, args.repeat)
     ours, iree, mlp_args, expected = mlp_pair()
-    side_by_side("mlp 512-2048-512", ours, iree, mlp_args, expected, args.repeat * 10)
+    for route, fn in ours.items():
+        side_by_side(f"mlp ({route} route)", fn, iree, mlp_args, expected, args.repeat * 10)
 
 
 if __name__ == "__main__":
