@@ -63,7 +63,7 @@ def mlp_pair():
     torch.manual_seed(0)
     config = MLPConfig(in_features=512, hidden=2048, out_features=512, layers=2, batch=8)
     model, args = MLP(config).eval(), example_inputs(config)
-    routes = {route: upstream.compile(model, args, route=route) for route in ("tosa", "strata")}
+    routes = {route: upstream.compile(model, args, linalg_route=route) for route in ("tosa", "strata")}
     iree = iree_function(str(import_torch(model, args)), "torch")
     x = args[0].numpy()
     ours = {route: (lambda a, c=c: c.run_numpy(a)[0]) for route, c in routes.items()}

@@ -18,15 +18,15 @@ from strata.errors import StrataError
 from strata.upstream.engine import JitFunction
 from strata.upstream.memref import DTYPES, TensorType
 
-__all__ = ["DEFAULT_ROUTE", "UpstreamModel", "compile", "compile_linalg", "function_types"]
+__all__ = ["DEFAULT_LINALG_ROUTE", "UpstreamModel", "compile", "compile_linalg", "function_types"]
 
-# How torch ops reach linalg by default (torch-to-linalg's `route`), chosen by measurement: the
+# How torch ops reach linalg by default (torch-to-linalg's `route` option), chosen by measurement: the
 # tosa route folds the transposes of constant weights at compile time (TOSA's constant folding),
 # so matmuls read weights row-major, while raised strata.linear ops keep a transposed weight that
 # the CPU kernels read column by column. Medians on the 2-core EPYC, loaded machine, 2026-11-29:
 # MLP 512-2048-512 batch 8: tosa 0.71 ms, strata 3.2 ms, torch-mlir 14.2 ms; encoder layer
 # d=256 x 128 tokens: tosa 9.0 ms, strata 33 ms; LLaMA block d=256: tosa 44 ms, strata 63 ms.
-DEFAULT_ROUTE = "tosa"
+DEFAULT_LINALG_ROUTE = "tosa"
 
 
 def function_types(module, name: str = "main") -> tuple[tuple[TensorType, ...], tuple[TensorType, ...]]:
@@ -91,14 +91,15 @@ def compile(
     *,
     chip: str | None = None,
     dynamic_dims=(),
-    route: str = DEFAULT_ROUTE,
+    linalg_route: str = DEFAULT_LINALG_ROUTE,
     dump_dir=None,
     on_stage=None,
 ) -> UpstreamModel:
     """Import `model` (an `nn.Module` or `ExportedProgram`) and compile it for the host CPU.
 
-    `route` picks how torch ops reach linalg (`torch-to-linalg`'s option: tosa, strata,
-    torch-mlir; see DEFAULT_ROUTE); `dump_dir` receives every stage's IR, one folder per pipeline.
+    `linalg_route` picks how torch ops reach linalg (`torch-to-linalg`'s `route` option: tosa,
+    strata, torch-mlir; see DEFAULT_LINALG_ROUTE; `strata.compile(..., route="upstream",
+    linalg_route=...)` passes it through); `dump_dir` receives every stage's IR, one folder per pipeline.
     """
     from strata import pipelines
     from strata.context import make_context
@@ -111,7 +112,7 @@ def compile(
     imported = import_torch(model, tuple(example_args), dims)
     with make_context() as context:
         module = ir.Module.parse(_bytecode(imported), context)
-        pipelines.run(module, "torch-to-linalg", options={"route": route}, dump_dir=_sub(dump_dir, "1-torch-to-linalg"), on_stage=on_stage)
+        pipelines.run(module, "torch-to-linalg", options={"route": linalg_route}, dump_dir=_sub(dump_dir, "1-torch-to-linalg"), on_stage=on_stage)
         return compile_linalg(module, dump_dir=_sub(dump_dir, "2-linalg-to-llvm"), on_stage=on_stage)
 
 

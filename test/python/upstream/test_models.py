@@ -39,7 +39,7 @@ def test_strata_compile_dispatches_the_upstream_route(compiled_mlp):
     import strata
 
     model, args, _ = compiled_mlp
-    compiled = strata.compile(model, args, route="upstream")
+    compiled = strata.compile(model, args, route="upstream", linalg_route="tosa")
     with torch.no_grad():
         torch.testing.assert_close(compiled(*args), model(*args), rtol=RTOL, atol=ATOL)
 
@@ -50,7 +50,7 @@ def test_other_routes_to_linalg_match_eager(compiled_llama, route):
     from strata import upstream
 
     model, args, _ = compiled_llama
-    compiled = upstream.compile(model, args, route=route)
+    compiled = upstream.compile(model, args, linalg_route=route)
     with torch.no_grad():
         torch.testing.assert_close(compiled(*args), model(*args), rtol=RTOL, atol=ATOL)
 
@@ -69,7 +69,7 @@ def test_unlowerable_op_names_the_python_line_stage_and_pass():
     lines, first = inspect.getsourcelines(_Erfinv)
     line = first + next(i for i, text in enumerate(lines) if "ERFINV_LINE" in text)
     with pytest.raises(StrataError) as caught:
-        upstream.compile(_Erfinv(), (torch.rand(4, 4),), route="strata")
+        upstream.compile(_Erfinv(), (torch.rand(4, 4),), linalg_route="strata")
     message = str(caught.value)
     assert message.startswith(f"{__file__}:{line}:")
     assert "failed to legalize operation 'torch.aten.erfinv'" in message
