@@ -81,10 +81,20 @@ def run(
     root = module.operation if hasattr(module, "operation") else module
     dump_dir = Path(dump_dir) if dump_dir is not None else None
     if dump_dir is not None:
-        dump_dir.mkdir(parents=True, exist_ok=True)
-    reports = [_report(root, 1, pipeline.input, 0.0, dump_dir)]
-    if on_stage:
-        on_stage(reports[0])
+        try:
+            dump_dir.mkdir(parents=True, exist_ok=True)
+        except OSError as e:
+            raise StrataError(f"cannot create dump folder '{dump_dir}': {e.strerror}") from None
+    reports = []
+
+    def record(report: StageReport) -> None:
+        reports.append(report)
+        if dump_dir is not None:  # rewritten after every stage, so a failed run keeps it too
+            write_text_atomic(dump_dir / "stages.txt", "".join(r.format() + "\n" for r in reports))
+        if on_stage:
+            on_stage(report)
+
+    record(_report(root, 1, pipeline.input, 0.0, dump_dir))
     for index, stage in enumerate(stages, start=2):
         text = stage.resolved(values)
         parsed = parse_pipeline(text)
@@ -95,13 +105,9 @@ def run(
         except ir.MLIRError as error:
             raise _stage_failure(pipeline, stage, parsed, before, error, reports[-1].dump) from None
         before.erase()
-        reports.append(_report(root, index, stage.name, time.perf_counter() - start, dump_dir))
-        if on_stage:
-            on_stage(reports[-1])
+        record(_report(root, index, stage.name, time.perf_counter() - start, dump_dir))
         if stage.name == stop_after:
             break
-    if dump_dir is not None:
-        write_text_atomic(dump_dir / "stages.txt", "".join(r.format() + "\n" for r in reports))
     return module
 
 
