@@ -80,7 +80,8 @@ def _stage_error(error, text: str, pipeline: str, stage: str) -> str:
 def raising_available() -> bool:
     from strata import passes
 
-    return all(passes.lookup(name) is not None for name in ("strata-raise-torch", "strata-lower-to-linalg"))
+    needed = ("strata-raise-torch", "strata-lower-to-iree", "strata-lower-to-linalg")
+    return all(passes.lookup(name) is not None for name in needed)
 
 
 def run_stages(
@@ -95,7 +96,7 @@ def run_stages(
         raise StrataError(f"unknown stage '{stop_at}' (stages: {', '.join(STAGES)})")
     raising = stage_options.raise_torch or stop_at == "strata"
     if raising and not raising_available():
-        raise StrataError("the strata stage needs the strata-raise-torch and strata-lower-to-linalg passes, which this checkout lacks")
+        raise StrataError("the strata stage needs strata's raising and lowering passes, which this checkout lacks")
     dump = Path(stage_options.dump_dir) if stage_options.dump_dir else None
     if dump:
         dump.mkdir(parents=True, exist_ok=True)
