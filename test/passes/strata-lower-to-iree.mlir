@@ -135,3 +135,19 @@ func.func @left_alone(%x: tensor<8xf32>, %w: tensor<5x8xf32>) -> (tensor<5xf32>,
   %1 = "strata.softmax"(%0) {dim = 0 : i64} : (tensor<5xf32>) -> tensor<5xf32>
   return %0, %1 : tensor<5xf32>, tensor<5xf32>
 }
+
+// -----
+
+// Dynamic batch and sequence: batch*heads collapses to a dynamic dim and the result is expanded
+// with the sizes read from the query.
+// CHECK-LABEL: func.func @attention_dynamic
+// CHECK-SAME:    (%[[Q:[^:]*]]: tensor<?x2x?x8xf32>
+// CHECK:         tensor.collapse_shape %[[Q]] {{.*}} into tensor<?x?x8xf32>
+// CHECK:         %[[B:.*]] = tensor.dim %[[Q]], %{{.*}} : tensor<?x2x?x8xf32>
+// CHECK:         %[[L:.*]] = tensor.dim %[[Q]], %{{.*}} : tensor<?x2x?x8xf32>
+// CHECK:         linalg.softmax dimension(2) {{.*}} -> tensor<?x?x?xf32>
+// CHECK:         tensor.expand_shape %{{.*}} output_shape [%[[B]], 2, %[[L]], 8] : tensor<?x?x8xf32> into tensor<?x2x?x8xf32>
+func.func @attention_dynamic(%q: tensor<?x2x?x8xf32>, %k: tensor<?x2x?x8xf32>) -> tensor<?x2x?x8xf32> {
+  %0 = "strata.attention"(%q, %k, %k) {scale = 0.5 : f64, is_causal = true} : (tensor<?x2x?x8xf32>, tensor<?x2x?x8xf32>, tensor<?x2x?x8xf32>) -> tensor<?x2x?x8xf32>
+  return %0 : tensor<?x2x?x8xf32>
+}
