@@ -3,8 +3,9 @@
 // that name this file, and removes them afterwards.
 //
 // A contraction (any linalg op whose body multiplies and accumulates: linalg.matmul, batched
-// matmuls, the generics that strata-lower-to-linalg writes for linear layers) is tiled twice:
-// a cache tile (64 rows x 256 columns x 256 of the reduction) that keeps a panel of B in L2,
+// matmuls, the generics that strata-lower-to-linalg writes for linear layers) is tiled three
+// times: blocks of 64 rows in an scf.forall (the pipeline runs them on OpenMP threads or in
+// sequence), a cache tile (256 columns x 256 of the reduction) that keeps a panel of B in L2,
 // then a register tile of 4 x 16 with one reduction step, whose 4x16 accumulator stays in vector
 // registers while the reduction loop runs; the contraction then lowers to one broadcast-FMA
 // outer product per row. Tiles whose sizes are not static (a dynamic batch, sizes that 4 or 16
@@ -40,8 +41,10 @@ module attributes {transform.with_named_sequence} {
   }
 
   transform.named_sequence @strata_tile_contraction_3d(%op: !transform.any_op {transform.consumed}) {
-    %cache, %cache_loops:3 = transform.structured.tile_using_for %op tile_sizes [64, 256, 256]
-      : (!transform.any_op) -> (!transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op)
+    %rows, %rows_loop = transform.structured.tile_using_forall %op tile_sizes [64, 0, 0]
+      : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
+    %cache, %cache_loops:2 = transform.structured.tile_using_for %rows tile_sizes [0, 256, 256]
+      : (!transform.any_op) -> (!transform.any_op, !transform.any_op, !transform.any_op)
     %reg, %reg_loops:3 = transform.structured.tile_using_for %cache tile_sizes [4, 16, 1]
       : (!transform.any_op) -> (!transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op)
     transform.annotate %reg "strata.register_tile" : !transform.any_op
@@ -49,8 +52,10 @@ module attributes {transform.with_named_sequence} {
   }
 
   transform.named_sequence @strata_tile_contraction_4d(%op: !transform.any_op {transform.consumed}) {
-    %cache, %cache_loops:4 = transform.structured.tile_using_for %op tile_sizes [1, 64, 256, 256]
-      : (!transform.any_op) -> (!transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op)
+    %rows, %rows_loop = transform.structured.tile_using_forall %op tile_sizes [1, 64, 0, 0]
+      : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
+    %cache, %cache_loops:2 = transform.structured.tile_using_for %rows tile_sizes [0, 0, 256, 256]
+      : (!transform.any_op) -> (!transform.any_op, !transform.any_op, !transform.any_op)
     %reg, %reg_loops:4 = transform.structured.tile_using_for %cache tile_sizes [1, 4, 16, 1]
       : (!transform.any_op) -> (!transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op)
     transform.annotate %reg "strata.register_tile" : !transform.any_op

@@ -43,13 +43,13 @@ def iree_function(text: str, input_type: str):
     return lambda *arrays: function(*arrays).to_host()
 
 
-def upstream_matmul():
+def upstream_matmul(threads: bool):
     from strata.context import make_context
     from strata.upstream import compile_linalg
     from torch_mlir._mlir_libs._mlir import ir
 
     with make_context() as context:
-        compiled = compile_linalg(ir.Module.parse(MATMUL, context))
+        compiled = compile_linalg(ir.Module.parse(MATMUL, context), threads=threads)
     return lambda *arrays: compiled.run_numpy(*arrays)[0]
 
 
@@ -90,7 +90,9 @@ def main():
     args = parser.parse_args()
     rng = np.random.default_rng(0)
     a, b = (rng.random((1024, 1024), dtype=np.float32) for _ in range(2))
-    side_by_side("matmul 1024^3", upstream_matmul(), iree_function(MATMUL, "auto"), (a, b), a @ b, args.repeat)
+    iree_matmul = iree_function(MATMUL, "auto")
+    side_by_side("matmul 1024^3 omp", upstream_matmul(True), iree_matmul, (a, b), a @ b, args.repeat)
+    side_by_side("matmul 1024^3 1thr", upstream_matmul(False), iree_matmul, (a, b), a @ b, args.repeat)
     ours, iree, mlp_args, expected = mlp_pair()
     for route, fn in ours.items():
         side_by_side(f"mlp ({route} route)", fn, iree, mlp_args, expected, args.repeat * 10)

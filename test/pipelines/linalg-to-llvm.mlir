@@ -20,8 +20,9 @@
 // STAGES: 01-linalg {{.*}}linalg=
 // STAGES-NEXT: 02-vector {{.*}}vector=
 // STAGES-NEXT: 03-bufferized {{.*}}memref=
-// STAGES-NEXT: 04-loops
-// STAGES-NEXT: 05-llvm {{ *[0-9.]+ ms  llvm=[0-9]+$}}
+// STAGES-NEXT: 04-openmp
+// STAGES-NEXT: 05-loops
+// STAGES-NEXT: 06-llvm {{ *[0-9.]+ ms  llvm=[0-9]+$}}
 func.func @matmul(%a: tensor<64x128xf32>, %b: tensor<128x64xf32>) -> tensor<64x64xf32> {
   %zero = arith.constant 0.0 : f32
   %empty = tensor.empty() : tensor<64x64xf32>
@@ -29,3 +30,4 @@ func.func @matmul(%a: tensor<64x128xf32>, %b: tensor<128x64xf32>) -> tensor<64x6
   %r = linalg.matmul ins(%a, %b : tensor<64x128xf32>, tensor<128x64xf32>) outs(%acc : tensor<64x64xf32>) -> tensor<64x64xf32>
   return %r : tensor<64x64xf32>
 }
+

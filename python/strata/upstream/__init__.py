@@ -75,13 +75,30 @@ class UpstreamModel:
         return results[0] if len(results) == 1 else tuple(results)
 
 
-def compile_linalg(module, *, name: str = "main", dump_dir=None, on_stage=None, opt_level: int = 3) -> UpstreamModel:
-    """A linalg-on-tensors module (lowered in place) compiled by the ExecutionEngine."""
+# LLVM's OpenMP runtime, which the `openmp` stage of linalg-to-llvm calls (`__kmpc_fork_call`);
+# its ABI is stable across LLVM releases, so Debian's libomp5 serves torch-mlir's LLVM.
+LIBOMP_CANDIDATES = ("/usr/lib/x86_64-linux-gnu/libomp.so.5", "/usr/lib/llvm-22/lib/libomp.so.5", "/usr/lib/llvm-14/lib/libomp.so.5")
+
+
+def libomp() -> str | None:
+    import os
+
+    return next((p for p in LIBOMP_CANDIDATES if os.path.isfile(p)), None)
+
+
+def compile_linalg(module, *, name: str = "main", dump_dir=None, on_stage=None, opt_level: int = 3, threads: bool = True) -> UpstreamModel:
+    """A linalg-on-tensors module (lowered in place) compiled by the ExecutionEngine.
+
+    With `threads` and libomp installed, contractions run their row blocks on OpenMP threads
+    (OMP_NUM_THREADS caps them); otherwise everything runs in the calling thread.
+    """
     from strata import pipelines
 
     inputs, results = function_types(module, name)
-    pipelines.run(module, "linalg-to-llvm", dump_dir=dump_dir, on_stage=on_stage)
-    return UpstreamModel(JitFunction(module, name, inputs, results, opt_level=opt_level))
+    runtime = libomp() if threads else None
+    options = {"parallel": "openmp" if runtime else "none"}
+    pipelines.run(module, "linalg-to-llvm", options=options, dump_dir=dump_dir, on_stage=on_stage)
+    return UpstreamModel(JitFunction(module, name, inputs, results, opt_level=opt_level, shared_libs=(runtime,) if runtime else ()))
 
 
 def compile(
@@ -94,6 +111,7 @@ def compile(
     linalg_route: str = DEFAULT_LINALG_ROUTE,
     dump_dir=None,
     on_stage=None,
+    threads: bool = True,
 ) -> UpstreamModel:
     """Import `model` (an `nn.Module` or `ExportedProgram`) and compile it for the host CPU.
 
@@ -113,7 +131,7 @@ def compile(
     with make_context() as context:
         module = ir.Module.parse(_bytecode(imported), context)
         pipelines.run(module, "torch-to-linalg", options={"route": linalg_route}, dump_dir=_sub(dump_dir, "1-torch-to-linalg"), on_stage=on_stage)
-        return compile_linalg(module, dump_dir=_sub(dump_dir, "2-linalg-to-llvm"), on_stage=on_stage)
+        return compile_linalg(module, dump_dir=_sub(dump_dir, "2-linalg-to-llvm"), on_stage=on_stage, threads=threads)
 
 
 def _bytecode(module) -> bytes:

@@ -21,12 +21,20 @@ from strata.upstream.memref import TensorType, Allocation, describe, descriptor_
 class JitFunction:
     """`name` in `llvm_module`, compiled once; calls take and return numpy arrays."""
 
-    def __init__(self, llvm_module, name: str, inputs: tuple[TensorType, ...], results: tuple[TensorType, ...], opt_level: int = 3):
+    def __init__(
+        self,
+        llvm_module,
+        name: str,
+        inputs: tuple[TensorType, ...],
+        results: tuple[TensorType, ...],
+        opt_level: int = 3,
+        shared_libs: tuple[str, ...] = (),
+    ):
         from torch_mlir.execution_engine import ExecutionEngine
 
         self.name, self.inputs, self.results = name, tuple(inputs), tuple(results)
         try:
-            self.engine = ExecutionEngine(llvm_module, opt_level=opt_level)
+            self.engine = ExecutionEngine(llvm_module, opt_level=opt_level, shared_libs=list(shared_libs))
         except RuntimeError as e:
             raise StrataError(f"the ExecutionEngine could not compile @{name}: {e}") from None
         address = self.engine.raw_lookup("_mlir_ciface_" + name)

@@ -43,6 +43,14 @@ def test_expected_pipelines_exist():
     assert {"torch-to-linalg", "linalg-to-llvm"} <= set(pipelines.names())
 
 
+def test_parallel_option_selects_openmp_or_serial_stage():
+    pipeline = pipelines.load("linalg-to-llvm")
+    openmp = [s.name for s in pipeline.active_stages(pipeline.resolve_options({}))]
+    serial = [s.name for s in pipeline.active_stages(pipeline.resolve_options({"parallel": "none"}))]
+    assert openmp == ["vector", "bufferized", "openmp", "loops", "llvm"]
+    assert serial == ["vector", "bufferized", "serial", "loops", "llvm"]
+
+
 def test_route_option_selects_stages():
     pipeline = pipelines.load("torch-to-linalg")
     assert [s.name for s in pipeline.active_stages(pipeline.resolve_options({}))] == ["strata", "linalg"]
@@ -75,14 +83,16 @@ def test_dumps_and_op_counts(tmp_path):
     reports = []
     pipelines.run(module, "linalg-to-llvm", dump_dir=tmp_path, on_stage=reports.append)
     names = [f"{r.index:02d}-{r.name}.mlir" for r in reports]
-    assert names == ["01-linalg.mlir", "02-vector.mlir", "03-bufferized.mlir", "04-loops.mlir", "05-llvm.mlir"]
+    assert names == [
+        "01-linalg.mlir", "02-vector.mlir", "03-bufferized.mlir", "04-openmp.mlir", "05-loops.mlir", "06-llvm.mlir"
+    ]
     assert sorted(p.name for p in tmp_path.glob("*.mlir")) == names
     assert reports[0].op_counts["linalg"] == 4  # fill, matmul and the linalg.yield in each
     assert set(reports[-1].op_counts) == {"llvm"}
     # Each dump parses back: IR_{k+1} really is stage k applied to IR_k.
     for name in names:
         _parse((tmp_path / name).read_text())
-    assert (tmp_path / "stages.txt").read_text().count("\n") == 5
+    assert (tmp_path / "stages.txt").read_text().count("\n") == 6
 
 
 def test_stop_after(tmp_path):
