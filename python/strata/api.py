@@ -98,6 +98,8 @@ def compile(
         raise StrataError(f"unknown route '{route}' (known: {', '.join(ROUTES)})")
     if options:
         raise StrataError(f"unknown option(s) for the IREE route: {', '.join(sorted(options))}")
+    if params and raise_torch:
+        raise StrataError("params= does not combine with raise_torch=True yet: Torch-MLIR's linalg pipeline rejects the parameter globals")
     dims = [d if isinstance(d, DynamicDim) else DynamicDim.parse(d) for d in dynamic_dims]
     compile_options = CompileOptions(target=target, chip=chip, tuned=tuned)
     compile_options.resolved_target().chip(chip)  # fail on a bad target or chip before importing

@@ -175,6 +175,8 @@ def run(args) -> int:
     )
     stage_options = StageOptions(stop_at=args.compile_to, raise_torch=args.raise_torch, dump_dir=dump_dir or audit_dir)
     progress = Progress(sys.stderr.isatty() and not args.quiet)
+    if args.params and (args.raise_torch or args.compile_to in ("strata", "linalg")):
+        raise StrataError("--params does not combine with the strata or linalg stages yet: Torch-MLIR's linalg pipeline rejects the parameter globals")
     if args.audit and args.compile_to != "vmfb":
         raise StrataError("--audit needs --compile-to=vmfb")
 
