@@ -6,7 +6,7 @@ set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 venv="$root/.venv"
 
-apt_packages=(mlir-22-tools llvm-22-tools llvm-22 libmlir-22-dev mesa-vulkan-drivers)
+apt_packages=(mlir-22-tools llvm-22-tools llvm-22 libmlir-22-dev lld-22 libomp5 mesa-vulkan-drivers)
 missing=()
 for p in "${apt_packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing+=("$p")

@@ -10,9 +10,9 @@
 // CHECK-LABEL: llvm.func @matmul
 // CHECK-NOT: linalg.
 // STAGES: 01-linalg
-// STAGES: 05-llvm {{.*}}llvm=
+// STAGES: {{[0-9]+}}-llvm {{.*}}llvm=
 // DUMPS: 01-linalg.mlir
-// DUMPS: 05-llvm.mlir
+// DUMPS: {{[0-9]+}}-llvm.mlir
 // DUMPS: stages.txt
 // VECTOR-LABEL: func.func @matmul
 // VECTOR: scf.for
