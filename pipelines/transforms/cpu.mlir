@@ -62,7 +62,7 @@ module attributes {transform.with_named_sequence} {
     transform.yield
   }
 
-  transform.named_sequence @strata_cpu_tile_and_vectorize(%root: !transform.any_op {transform.consumed}) {
+  transform.named_sequence @strata_cpu_tile_and_vectorize(%root: !transform.any_op {transform.readonly}) {
     %funcs = transform.structured.match ops{["func.func"]} in %root
       : (!transform.any_op) -> !transform.any_op
     %updated = transform.foreach_match in %funcs
