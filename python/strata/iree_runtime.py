@@ -28,6 +28,14 @@ _DTYPES = {
 }  # fmt: skip
 _NAMES = {np.dtype(v): k for k, v in _DTYPES.items()}
 PAGE = 4096
+# What IREE's bindings raise for a damaged module, archive or call (IREE's status codes map to
+# these); their messages run on with a VM stack trace, of which the first line says it.
+_IREE_ERRORS = (RuntimeError, ValueError, IndexError)
+
+
+def _first_line(error: Exception) -> str:
+    lines = str(error).strip().splitlines()
+    return lines[0][:300] if lines else type(error).__name__
 
 
 @dataclass(frozen=True)
@@ -99,11 +107,20 @@ class Function:
         self._rt = rt
         self._module = module
         self.name = name
-        self._vm_function = module.vm_module.lookup_function(name)
-        if self._vm_function is None:
+        # `main$async` is IREE's internal coarse-fences variant of `main`: it takes extra fence
+        # arguments no user can pass, so it is not offered as a function of its own.
+        try:
+            vm_function = None if not name or name.endswith("$async") else module.vm_module.lookup_function(name)
             known = ", ".join(n for n in module.vm_module.function_names if not n.endswith("$async") and not n.startswith("__"))
+        except _IREE_ERRORS as e:
+            raise StrataError(f"cannot look up function '{name}': {_first_line(e)}") from None
+        if vm_function is None:
             raise StrataError(f"module has no function '{name}' (functions: {known})")
-        reflection = self._vm_function.reflection
+        self._vm_function = vm_function
+        try:
+            reflection = dict(vm_function.reflection)
+        except _IREE_ERRORS as e:
+            raise StrataError(f"function '{name}' has unreadable metadata (damaged module?): {_first_line(e)}") from None
         self.inputs = tuple(map(TensorType.parse, filter(None, reflection.get("strata.inputs", "").split(","))))
         self.outputs = tuple(map(TensorType.parse, filter(None, reflection.get("strata.outputs", "").split(","))))
         self.has_signature = "strata.inputs" in reflection
@@ -133,9 +150,8 @@ class Function:
         results = rt.VmVariantList(max(1, len(self.outputs)))
         try:
             self._module.context.invoke(self._vm_function, args, results)
-        except RuntimeError as e:
-            message = str(e).split("\n")[0]
-            raise StrataError(f"function '{self.name}' failed: {message}") from None
+        except _IREE_ERRORS as e:
+            raise StrataError(f"function '{self.name}' failed: {_first_line(e)}") from None
         return [self._module.to_host(results.get_as_object(i, rt.HalBufferView)) for i in range(len(results))]
 
     def fast_invoker(self):
@@ -199,20 +215,23 @@ class LoadedModule:
         instance = self.config.vm_instance
         try:
             self.vm_module = rt.VmModule.copy_buffer(instance, data)
-        except (ValueError, RuntimeError) as e:
-            raise StrataError(f"not a loadable IREE module: {str(e).splitlines()[0]}") from None
+        except _IREE_ERRORS as e:
+            raise StrataError(f"not a loadable IREE module: {_first_line(e)}") from None
         modules = [rt.create_hal_module(instance, self.device)]
         if parameters:
             index = rt.ParameterIndex()
             for archive in parameters:
                 if not Path(archive).is_file():
                     raise StrataError(f"cannot read parameter archive '{archive}': no such file")
-                index.load(str(archive))
+                try:
+                    index.load(str(archive))
+                except _IREE_ERRORS as e:
+                    raise StrataError(f"cannot read parameter archive '{archive}': {_first_line(e)}") from None
             modules.append(rt.create_io_parameters_module(instance, index.create_provider(scope="model")))
         modules.append(self.vm_module)
         try:
             self.context = rt.VmContext(instance, modules=modules)
-        except (RuntimeError, ValueError) as e:
+        except _IREE_ERRORS as e:
             raise StrataError(_load_error(str(e), device)) from None
         self.staged = device.split(":")[0] == "vulkan"
         self._functions: dict[str, Function] = {}

@@ -7,11 +7,16 @@ An `--input` is `@file.npy` or `TYPE=VALUES` (`2x2xf32=1,2,3,4`, or one value fo
 Inputs are checked against the signature strata stores in the module: a wrong shape or dtype is a
 one-line error naming the input and the type expected. Results go to `--output=@file.npy` in
 order, and are printed otherwise.
+
+The work runs under strata.crash_guard: a damaged module that makes IREE's runtime segfault
+becomes a one-line error naming the stage (loading, running) and a command that reproduces it.
 """
 
 import argparse
 import re
+import shlex
 import sys
+import tokenize
 from pathlib import Path
 
 import numpy as np
@@ -19,6 +24,9 @@ import numpy as np
 from strata.errors import StrataError
 
 PROG = "strata-run"
+# An inline TYPE=VALUES input larger than this is a typo, not a tensor anyone types (2**31 f32s is
+# 8 GiB); it is refused before numpy tries to allocate it.
+MAX_INPUT_ELEMENTS = 2**31
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -32,23 +40,40 @@ def _parser() -> argparse.ArgumentParser:
     return p
 
 
+def _load_npy(path: Path, index: int) -> np.ndarray:
+    try:
+        array = np.load(path, allow_pickle=False)
+    except FileNotFoundError:
+        raise StrataError(f"--input {index}: cannot read '{path}': no such file") from None
+    except OSError as e:
+        raise StrataError(f"--input {index}: cannot read '{path}': {e.strerror or e}") from None
+    except (ValueError, SyntaxError, EOFError, tokenize.TokenError) as e:
+        # numpy parses the header dict with Python's tokenizer: a damaged header raises its errors.
+        message = str(e).splitlines()[0] if str(e).strip() else type(e).__name__
+        raise StrataError(f"--input {index}: '{path}' is not a .npy array: {message}") from None
+    if not isinstance(array, np.ndarray):  # an .npz archive loads as a mapping of arrays
+        array.close()
+        raise StrataError(f"--input {index}: '{path}' is an .npz archive, not a single array; save one array with np.save")
+    return array
+
+
 def parse_input(text: str, index: int) -> np.ndarray:
     from strata.iree_runtime import TensorType
 
     if text.startswith("@"):
-        path = Path(text[1:])
-        try:
-            return np.load(path, allow_pickle=False)
-        except FileNotFoundError:
-            raise StrataError(f"--input {index}: cannot read '{path}': no such file") from None
-        except ValueError as e:
-            raise StrataError(f"--input {index}: '{path}' is not a .npy array: {e}") from None
+        return _load_npy(Path(text[1:]), index)
     type_text, sep, values_text = text.partition("=")
     if not sep:
         raise StrataError(f"--input {index}: expected @file.npy or TYPE=VALUES (e.g. 2x3xf32=1), got '{text}'")
     tensor_type = TensorType.parse(type_text)
     if None in tensor_type.shape:
         raise StrataError(f"--input {index}: '{type_text}' has a dynamic size; give concrete sizes")
+    count = 1
+    for dim in tensor_type.shape:  # checked one at a time: np.prod would overflow silently or raise
+        count *= dim
+        if count > MAX_INPUT_ELEMENTS:
+            raise StrataError(f"--input {index}: '{type_text}' has more than {MAX_INPUT_ELEMENTS} elements; "
+                              "pass large inputs as @file.npy")
     tokens = [t for t in re.split(r"[,\s\[\]]+", values_text) if t]
     dtype = tensor_type.numpy_dtype
     try:
@@ -58,7 +83,8 @@ def parse_input(text: str, index: int) -> np.ndarray:
             values = np.array([float(t) if dtype.kind == "f" else int(t) for t in tokens], dtype=dtype)
     except ValueError as e:
         raise StrataError(f"--input {index}: bad value in '{values_text}': {e}") from None
-    count = int(np.prod(tensor_type.shape, dtype=np.int64))
+    except OverflowError:
+        raise StrataError(f"--input {index}: a value in '{values_text}' is out of range for {tensor_type.dtype}") from None
     if values.size == 1:
         return np.full(tensor_type.shape, values[0], dtype=dtype)
     if values.size != count:
@@ -88,34 +114,73 @@ def format_result(index: int, array: np.ndarray) -> str:
     return header + render(array)
 
 
-def run(args) -> int:
+def run(args, reporter) -> int:
     from strata.atomic_output import atomic_write
     from strata.iree_runtime import LoadedModule
 
     module_path = Path(args.module)
     if not module_path.is_file():
         raise StrataError(f"cannot read '{module_path}': no such file")
+    reporter.report("stage", "reading inputs")
     inputs = [parse_input(text, i) for i, text in enumerate(args.input)]
     for text in args.output:
         if not text.startswith("@"):
             raise StrataError(f"--output '{text}': expected @file.npy")
+    reporter.report("stage", "loading module")
     module = LoadedModule(module_path, args.device, [Path(p) for p in args.parameters])
-    results = module.function(args.function)(*inputs)
+    reporter.report("stage", f"looking up '{args.function}'")
+    function = module.function(args.function)
+    reporter.report("stage", f"running '{args.function}'")
+    results = function(*inputs)
     if len(args.output) > len(results):
         raise StrataError(f"{len(args.output)} --output files given, but '{args.function}' returns {len(results)} result(s)")
+    reporter.report("stage", "writing results")
     for index, array in enumerate(results):
         if index < len(args.output):
             with atomic_write(args.output[index][1:], "wb") as f:
+                reporter.report("temp", f.temp_path)
                 np.save(f, array, allow_pickle=False)
         else:
             print(format_result(index, array))
     return 0
 
 
+def report_crash(signal_name: str, context, argv: list[str], module: str) -> int:
+    """One error line naming the stage and the module, and the command that reproduces it."""
+    import os
+
+    temp = context.fields.get("temp")
+    if temp and os.path.exists(temp):
+        os.unlink(temp)
+    stage = context.fields.get("stage", "starting")
+    print(f"{PROG}: error: crashed ({signal_name}) while {stage} on '{module}'", file=sys.stderr)
+    # The module goes last, as its own word, so the reproducer's input is the command's last word.
+    others, skip = [], False
+    for arg in argv:
+        if skip or arg.startswith("--module="):
+            skip = False
+        elif arg == "--module":
+            skip = True
+        else:
+            others.append(arg)
+    command = " ".join(shlex.quote(a) for a in [PROG, *others, "--module", module])
+    print(f"{PROG}: note: reproduce with: {command}", file=sys.stderr)
+    return 1
+
+
 def main(argv=None) -> int:
+    argv = sys.argv[1:] if argv is None else list(argv)
     args = _parser().parse_args(argv)
-    try:
-        return run(args)
-    except StrataError as e:
-        print(f"{PROG}: error: {e.message}", file=sys.stderr)
-        return 1
+    from strata.crash_guard import run_guarded
+
+    def work(reporter) -> int:
+        try:
+            return run(args, reporter)
+        except StrataError as e:
+            print(f"{PROG}: error: {e.message}", file=sys.stderr)
+            return 1
+
+    def on_crash(signal_name: str, context) -> int:
+        return report_crash(signal_name, context, argv, args.module)
+
+    return run_guarded(work, on_crash)
