@@ -6,12 +6,18 @@ on purpose: dtypes stay exact (`--iree-input-demote-f64-to-f32=false`; IREE's de
 corrupts f64 models), and chips IREE's own table lacks (sm_90 in IREE 3.13) get their target
 description injected into the module. A failed compile becomes one `StrataError` naming the
 failing op, the user's Python line it came from, and a reproducer command.
+
+IREE's embedded CPU linker carries no f64 libm and not all of f32 (`sin`, `tanh`, `atan2`,
+`log10f` are undefined symbols in IREE 3.13), so an llvm-cpu compile that fails to link on an
+undefined symbol is retried once with the system linker. That module embeds a host `.so`: it
+runs exactly, but only on hosts like this one, so the retry raises a `HostLinkedModuleWarning`.
 """
 
 import os
 import re
 import shlex
 import tempfile
+import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -93,6 +99,13 @@ def compile_ir(text: str, options: CompileOptions, *, input_type: str = "torch")
     return _run_compiler(text, options, input_type)
 
 
+SYSTEM_LINKER_FLAG = "--iree-llvmcpu-link-embedded=false"
+
+
+class HostLinkedModuleWarning(UserWarning):
+    """A CPU module was linked by the system linker: it holds a host `.so`, not a portable ELF."""
+
+
 def _run_compiler(text: str, options: CompileOptions, input_type: str) -> bytes:
     from iree.compiler import tools as ireec
 
@@ -102,7 +115,41 @@ def _run_compiler(text: str, options: CompileOptions, input_type: str) -> bytes:
     try:
         return ireec.compile_str(text, input_type=input_type, extra_args=flags)
     except ireec.CompilerToolError as e:
-        raise _compile_error(e, text, input_type, flags) from None
+        symbols = _undefined_symbols(_stderr_of(e))
+        if not symbols or options.resolved_target().name != "llvm-cpu" or SYSTEM_LINKER_FLAG in flags:
+            raise _compile_error(e, text, input_type, flags) from None
+        first_error = e
+    try:
+        vmfb = ireec.compile_str(text, input_type=input_type, extra_args=[*flags, SYSTEM_LINKER_FLAG])
+    except ireec.CompilerToolError as e:
+        error = _compile_error(first_error, text, input_type, flags)
+        retry = _compile_error(e, text, input_type, [*flags, SYSTEM_LINKER_FLAG])
+        raise StrataError(error.message, notes=(*error.notes, f"retrying with the system linker ({SYSTEM_LINKER_FLAG}) failed too: {retry.message}")) from None
+    warnings.warn(
+        HostLinkedModuleWarning(
+            f"IREE's embedded linker lacks {', '.join(symbols)}: linked with the system linker "
+            f"({SYSTEM_LINKER_FLAG}), so the module runs only on hosts like this one"
+        ),
+        stacklevel=2,
+    )
+    return vmfb
+
+
+def _stderr_of(error) -> str:
+    """iree-compile's stderr from a `CompilerToolError` (its text wraps it as `Diagnostics:`)."""
+    text = getattr(error, "stderr_text", None) or str(error)
+    match = re.search(r"^Diagnostics:\n(.*?)\n\nInvoked with:", text, re.MULTILINE | re.DOTALL)
+    return match.group(1) if match else text
+
+
+def _undefined_symbols(stderr: str) -> list[str]:
+    """The symbols a failed link lacked, in order of first mention."""
+    return list(dict.fromkeys(re.findall(r"^\S*(?:lld|ld): error: undefined symbol: (\S+)", stderr, re.MULTILINE)))
+
+
+def _linker_errors(stderr: str) -> list[str]:
+    """The linker's own error messages (lld's or the system linker's), without repeats."""
+    return list(dict.fromkeys(re.findall(r"^\S*(?:lld|ld)\S*: error: (.*\S)", stderr, re.MULTILINE)))
 
 
 _LOC_ERROR = re.compile(r'^(?P<loc>\S.*?):(?P<line>\d+):(?P<col>\d+): error: (?P<msg>.*)$', re.MULTILINE)
@@ -134,7 +181,7 @@ def compile_torch_module(module, options: CompileOptions) -> bytes:
 
 def _compile_error(error, text: str, input_type: str, flags: list[str]) -> StrataError:
     """A one-line error: the first diagnostic, the user's source line, and a reproducer."""
-    stderr = getattr(error, "stderr_text", None) or str(error)
+    stderr = _stderr_of(error)
     diagnostics = [m for m in _LOC_ERROR.finditer(stderr)]
     if diagnostics:
         first = diagnostics[0]
@@ -142,8 +189,16 @@ def _compile_error(error, text: str, input_type: str, flags: list[str]) -> Strat
         message = first.group("msg").strip()
     else:
         location = ""
-        message = next((l.strip() for l in stderr.splitlines() if "error:" in l), "iree-compile failed")
+        lines = [l.strip() for l in stderr.splitlines() if l.strip()]
+        # Without any `error:` line (an unknown flag), iree-compile's first words say what is wrong.
+        message = next((l for l in lines if "error:" in l), lines[0] if lines else "iree-compile exited without output")
         message = message.split("error:", 1)[-1].strip()
+        message = re.sub(r"^iree-compile: |\s+Try: .*$", "", message)
+    linker = _linker_errors(stderr)
+    if linker:
+        symbols = _undefined_symbols(stderr)
+        cause = f"undefined symbol(s) {', '.join(symbols)}" if symbols else "; ".join(linker)
+        message = f"failed to link the executable: {cause}"
     stage = "IREE compilation"
     illegal = re.match(r"failed to legalize operation '(torch\.[\w.]+)'", message)
     if illegal:
