@@ -7,6 +7,7 @@ ExecutionEngine) with the same options.
 """
 
 import functools
+import threading
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -22,6 +23,10 @@ from strata.targets import get_target
 from strata.torch_import import DynamicDim, import_torch
 
 ROUTES = ("iree", "upstream")
+# torch.export keeps process-wide state (the mode stack, the module hierarchy being exported), so
+# two threads exporting at once break each other. Only the export and FX import hold this lock;
+# iree-compile runs in a subprocess, so the long part of compiles still runs in parallel.
+_EXPORT_LOCK = threading.Lock()
 
 
 def _to_numpy(value) -> np.ndarray:
@@ -104,7 +109,8 @@ def compile(
     compile_options = CompileOptions(target=target, chip=chip, tuned=tuned)
     compile_options.resolved_target().chip(chip)  # fail on a bad target or chip before importing
     externalizer = ParameterExternalizer(named_tensors=_named_tensors(model)) if params else None
-    module = import_torch(model, tuple(example_args), dims, hooks=externalizer)
+    with _EXPORT_LOCK:
+        module = import_torch(model, tuple(example_args), dims, hooks=externalizer)
     vmfb = run_stages(module, compile_options, StageOptions(raise_torch=raise_torch))
     if externalizer:
         externalizer.save(params)
@@ -122,4 +128,6 @@ def load(path, device: str = "local-task", parameters=()) -> CompiledModel:
     path = Path(path)
     if not path.is_file():
         raise StrataError(f"cannot read '{path}': no such file")
-    return CompiledModel(path.read_bytes(), device, tuple(Path(p) for p in parameters))
+    model = CompiledModel(path.read_bytes(), device, tuple(Path(p) for p in parameters))
+    model.function  # noqa: B018  (load now: a damaged file, a bad device or a missing archive fails here, not at the first call)
+    return model
