@@ -120,6 +120,33 @@ def _write(path: str, artifact) -> None:
     (write_bytes_atomic if isinstance(artifact, bytes) else write_text_atomic)(path, artifact)
 
 
+def check_writable(path: str, flag: str) -> None:
+    """Fails now, not after minutes of compiling, when `path` could not be written at the end."""
+    import contextlib
+    import os
+    import tempfile
+
+    from strata.atomic_output import TEMP_PREFIX
+
+    if path == "-":
+        return
+    target = Path(path)
+    directory = target.parent if str(target.parent) else Path(".")
+    if target.is_dir():
+        raise StrataError(f"cannot write '{target}' ({flag}): it is a directory")
+    if not directory.exists():
+        raise StrataError(f"cannot write '{target}' ({flag}): directory '{directory}' does not exist")
+    if not directory.is_dir():
+        raise StrataError(f"cannot write '{target}' ({flag}): '{directory}' is not a directory")
+    try:  # as root, permission bits say nothing: try what the atomic write will do
+        fd, probe = tempfile.mkstemp(prefix=TEMP_PREFIX + "probe.", dir=directory)
+    except OSError as e:
+        raise StrataError(f"cannot write '{target}' ({flag}): {e.strerror}") from None
+    os.close(fd)
+    with contextlib.suppress(OSError):
+        os.unlink(probe)
+
+
 def _compile_mlir(args, options, stage_options, progress):
     """An `.mlir` input: torch dialect goes through the stages, linalg straight to IREE."""
     from strata.compile_stages import run_stages
@@ -128,7 +155,12 @@ def _compile_mlir(args, options, stage_options, progress):
     path = Path(args.model)
     if not path.is_file():
         raise StrataError(f"cannot read '{path}': no such file")
-    text = path.read_text(encoding="utf-8")
+    try:
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as e:
+        raise StrataError(f"cannot read '{path}': not MLIR text (byte {e.start} is not UTF-8)") from None
+    except OSError as e:
+        raise StrataError(f"cannot read '{path}': {e.strerror}") from None
     if "!torch.vtensor" in text:
         from torch_mlir import ir
 
@@ -157,6 +189,10 @@ def run(args) -> int:
         raise StrataError("no model given (see --help)")
     if not args.output and not args.audit:
         raise StrataError("no output file: pass -o FILE")
+    if args.output:
+        check_writable(args.output, "-o")
+    if args.params:
+        check_writable(args.params, "--params")
     target = targets.get_target(args.target)
     chip = target.chip(args.chip)
     from strata.compile_stages import StageOptions, run_stages
