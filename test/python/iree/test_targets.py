@@ -35,9 +35,10 @@ def test_flags_use_current_iree_spellings():
 
 def test_conv_only_defaults_apply_to_conv_models_only():
     pipeline = "--iree-preprocessing-pass-pipeline=builtin.module(util.func(iree-preprocessing-convert-conv-to-channels-last))"
-    assert pipeline in iree_flags(CompileOptions("llvm-cpu"), has_conv=True)
-    assert pipeline not in iree_flags(CompileOptions("llvm-cpu"), has_conv=False)
-    assert pipeline not in iree_flags(CompileOptions("llvm-cpu", tuned=False), has_conv=True)
+    for flag in (pipeline, "--iree-global-opt-use-im2col-for-convs=true"):
+        assert flag in iree_flags(CompileOptions("llvm-cpu"), has_conv=True)
+        assert flag not in iree_flags(CompileOptions("llvm-cpu"), has_conv=False)
+        assert flag not in iree_flags(CompileOptions("llvm-cpu", tuned=False), has_conv=True)
 
 
 @pytest.mark.parametrize(
