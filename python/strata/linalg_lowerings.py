@@ -17,7 +17,7 @@ from torch_mlir import ir
 
 DYNAMIC = ir.ShapedType.get_dynamic_size()
 
-_NEG_INF = {"f16": "0xFC00", "bf16": "0xFF80", "f32": "0xFF800000", "f64": "0xFFF0000000000000"}
+NEG_INF = {"f16": "0xFC00", "bf16": "0xFF80", "f32": "0xFF800000", "f64": "0xFFF0000000000000"}
 
 
 def _dims(n: int) -> str:
@@ -206,7 +206,7 @@ def _softmax(f: _Func, x: str, dim: int, zero_fully_masked: bool = False) -> str
     iterators = ["reduction" if i == dim else "parallel" for i in range(rank)]
     elt = f.elt
     row_max = f.generic(
-        rank, [(x, identity)], (f.empty(kept, _NEG_INF[elt]), reduced), iterators,
+        rank, [(x, identity)], (f.empty(kept, NEG_INF[elt]), reduced), iterators,
         [f"%r = arith.maximumf %a0, %acc : {elt}"],
     )
     exps = f.generic(
@@ -223,7 +223,7 @@ def _softmax(f: _Func, x: str, dim: int, zero_fully_masked: bool = False) -> str
         inputs.append((row_max, reduced))
         body = [
             f"%quotient = arith.divf %a0, %a1 : {elt}",
-            f"%ninf = arith.constant {_NEG_INF[elt]} : {elt}",
+            f"%ninf = arith.constant {NEG_INF[elt]} : {elt}",
             f"%masked = arith.cmpf oeq, %a2, %ninf : {elt}",
             f"%zero = {_float(0.0, elt)}",
             f"%r = arith.select %masked, %zero, %quotient : {elt}",
@@ -329,6 +329,16 @@ def lower_rms_norm(op: ir.Operation) -> str:
 # --- attention and linear layers ------------------------------------------------------------
 
 
+def causal_mask_body(score: str, elt: str) -> list[str]:
+    """Lines of a 4-d generic's body setting `score` to -inf above the diagonal, as `%s2`."""
+    return [
+        "%i = linalg.index 2 : index", "%j = linalg.index 3 : index",
+        "%above = arith.cmpi ugt, %j, %i : index",
+        f"%ninf = arith.constant {NEG_INF[elt]} : {elt}",
+        f"%s2 = arith.select %above, %ninf, {score} : {elt}",
+    ]
+
+
 def lower_attention(op: ir.Operation) -> str:
     f, v = _start(op, ["q", "k", "v", "mask"])
     q, k, val = v["q"], v["k"], v["v"]
@@ -356,12 +366,7 @@ def lower_attention(op: ir.Operation) -> str:
         body.append(f"%s1 = arith.addf {last}, %a1 : {elt}")
         last = "%s1"
     if causal:
-        body += [
-            "%i = linalg.index 2 : index", "%j = linalg.index 3 : index",
-            "%above = arith.cmpi ugt, %j, %i : index",
-            f"%ninf = arith.constant {_NEG_INF[elt]} : {elt}",
-            f"%s2 = arith.select %above, %ninf, {last} : {elt}",
-        ]
+        body += causal_mask_body(last, elt)
         last = "%s2"
     masked = f.generic(
         4, inputs, (f.empty([(scores, i) for i in range(4)], None), identity), ["parallel"] * 4, body, yields=last
@@ -378,7 +383,7 @@ def lower_attention(op: ir.Operation) -> str:
     return f.text(out)
 
 
-_ACTIVATION_BODIES = {
+ACTIVATION_BODIES = {
     1: lambda elt: _relu_body(elt),
     2: lambda elt: _gelu_body(elt, tanh=False),
     3: lambda elt: _gelu_body(elt, tanh=True),
@@ -410,7 +415,7 @@ def lower_linear(op: ir.Operation) -> str:
     )
     activation = op.attributes["activation"].value
     if activation:
-        result = _elementwise(f, result, _ACTIVATION_BODIES[activation](elt))
+        result = _elementwise(f, result, ACTIVATION_BODIES[activation](elt))
     return f.text(result)
 
 

@@ -15,10 +15,9 @@ import math
 from torch_mlir import ir, rewrite
 
 from strata.ir_splice import splice
-from strata.linalg_lowerings import _ACTIVATION_BODIES
+from strata.linalg_lowerings import ACTIVATION_BODIES, NEG_INF, causal_mask_body
 
 DYNAMIC = ir.ShapedType.get_dynamic_size()
-_NEG_INF = {"f16": "0xFC00", "bf16": "0xFF80", "f32": "0xFF800000", "f64": "0xFFF0000000000000"}
 
 
 def _tensor(shape, elt: str) -> str:
@@ -74,7 +73,7 @@ def _zero_fully_masked_rows(text: _Text, elt: str, scores: str, scores_t: str, o
     """`out` [bh, i, e] with rows whose `scores` [bh, i, j] are all -inf set to 0."""
     rows, out_t = out_shape[:2], _tensor(out_shape, elt)
     ninf = text.fresh("ninf")
-    text.lines.append(f"{ninf} = arith.constant {_NEG_INF[elt]} : {elt}")
+    text.lines.append(f"{ninf} = arith.constant {NEG_INF[elt]} : {elt}")
     empty = text.empty(rows, elt, [(scores, scores_t, 0), (scores, scores_t, 1)])
     init, row_max, fixed = text.fresh("max_init"), text.fresh("row_max"), text.fresh("zeroed")
     max_t = _tensor(rows, elt)
@@ -92,7 +91,7 @@ def _zero_fully_masked_rows(text: _Text, elt: str, scores: str, scores_t: str, o
         f"{fixed} = linalg.generic {{indexing_maps = [{_map(3, ['d0', 'd1', 'd2'])}, {_map(3, ['d0', 'd1'])}, {_map(3, ['d0', 'd1', 'd2'])}],"
         f' iterator_types = ["parallel", "parallel", "parallel"]}} ins({out}, {row_max} : {out_t}, {max_t}) outs({out_empty} : {out_t}) {{',
         f"^bb0(%a0: {elt}, %a1: {elt}, %acc: {elt}):",
-        f"  %ninf = arith.constant {_NEG_INF[elt]} : {elt}",
+        f"  %ninf = arith.constant {NEG_INF[elt]} : {elt}",
         f"  %masked = arith.cmpf oeq, %a1, %ninf : {elt}",
         f"  %zero = arith.constant 0.0 : {elt}",
         f"  %r = arith.select %masked, %zero, %a0 : {elt}",
@@ -164,12 +163,7 @@ def _attention_text(op: ir.Operation) -> str | None:
         body.append(f"%s1 = arith.addf %s0, %a1 : {elt}")
         last = "%s1"
     if causal:
-        body += [
-            "%i = linalg.index 2 : index", "%j = linalg.index 3 : index",
-            "%above = arith.cmpi ugt, %j, %i : index",
-            f"%ninf = arith.constant {_NEG_INF[elt]} : {elt}",
-            f"%s2 = arith.select %above, %ninf, {last} : {elt}",
-        ]
+        body += causal_mask_body(last, elt)
         last = "%s2"
     masked_empty = text.empty(shape4, elt, [(scores4, s4t, i) for i in range(4)])
     masked = text.fresh("masked")
@@ -239,7 +233,7 @@ def linear_to_matmul(op, rewriter):
     if bias is not None or activation:
         body = [f"%b = arith.addf %a0, %a1 : {elt}"] if bias is not None else []
         if activation:
-            body += [line.replace("%a0", "%b") if bias is not None else line for line in _ACTIVATION_BODIES[activation](elt)]
+            body += [line.replace("%a0", "%b") if bias is not None else line for line in ACTIVATION_BODIES[activation](elt)]
         last = "%r" if activation else "%b"
         ins = [product] + (["%bias"] if bias is not None else [])
         in_types = [yt] + ([str(bias.type)] if bias is not None else [])
