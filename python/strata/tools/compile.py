@@ -12,6 +12,7 @@ import argparse
 import importlib.util
 import sys
 import time
+import warnings
 from pathlib import Path
 
 from strata.errors import StrataError
@@ -248,8 +249,14 @@ def run(args) -> int:
     return 0
 
 
+def _show_warning(message, category, filename, lineno, file=None, line=None) -> None:
+    """Warnings (a host-linked module, say) as one `strata-compile: warning:` line each."""
+    print(f"{PROG}: warning: {message}", file=sys.stderr)
+
+
 def main(argv=None) -> int:
     args = _parser().parse_args(argv)
+    warnings.showwarning = _show_warning
     try:
         return run(args)
     except StrataError as e:

@@ -36,3 +36,10 @@ class MeanOfLargeLinear(torch.nn.Module):
 
     def forward(self, x):
         return self.linear(x)
+
+
+class Log10(torch.nn.Module):
+    """log10f is missing from IREE's embedded linker: strata relinks with the system linker."""
+
+    def forward(self, x):
+        return torch.log10(x)
