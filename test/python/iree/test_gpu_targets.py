@@ -1,11 +1,8 @@
 """The zoo models compile for CUDA (sm_80, sm_90) and ROCm (gfx942); --audit finds each
 target's matrix instructions in an f16 matmul. No GPU is needed: these check the compiler side.
-
-The transformer block runs for every chip by default; the other models are marked `slow` (about
-5 s per model and chip on two cores) and run with STRATA_SLOW_TESTS=1.
+Every zoo model is compiled for every chip (about 5 s per model and chip on two cores).
 """
 
-import os
 import re
 
 import pytest
@@ -17,13 +14,10 @@ from strata.targets import get_target
 from strata.torch_import import import_torch
 
 GPU_CHIPS = [("cuda", "sm_80"), ("cuda", "sm_90"), ("rocm", "gfx942")]
-slow = pytest.mark.skipif(not os.environ.get("STRATA_SLOW_TESTS"), reason="slow: set STRATA_SLOW_TESTS=1")
 
 
 @pytest.mark.parametrize("target,chip", GPU_CHIPS)
-@pytest.mark.parametrize(
-    "name", ["transformer", *(pytest.param(n, marks=slow) for n in ("mlp", "cnn", "gpt2", "llama", "mlp-dynamic-batch"))]
-)
+@pytest.mark.parametrize("name", ["transformer", "mlp", "cnn", "gpt2", "llama", "mlp-dynamic-batch"])
 def test_model_compiles_for_gpu(name, target, chip, compiled):
     import iree.runtime as rt
 
