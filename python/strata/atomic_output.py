@@ -8,7 +8,6 @@ happens only when the block finishes without an exception.
 
 import contextlib
 import os
-import tempfile
 from pathlib import Path
 
 from strata.errors import StrataError
@@ -23,6 +22,8 @@ def atomic_write(path, mode: str = "w", *, encoding: str | None = None):
     directory = path.parent if str(path.parent) else Path(".")
     if not directory.is_dir():
         raise StrataError(f"cannot write '{path}': directory '{directory}' does not exist")
+    import tempfile  # here, not at the top: it costs every tool ~10 ms of start-up
+
     try:
         fd, tmp = tempfile.mkstemp(prefix=TEMP_PREFIX + path.name + ".", dir=directory)
     except OSError as e:

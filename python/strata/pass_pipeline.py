@@ -10,9 +10,7 @@ IR printing, timing and verification cover both kinds of pass.
 
 from __future__ import annotations
 
-import contextlib
 import os
-import tempfile
 from dataclasses import dataclass, field
 
 from torch_mlir import passmanager
@@ -135,19 +133,26 @@ def pipeline_from_pass_flags(flags: list[tuple[str, str]]) -> NestedPipeline:
 # Building
 
 
-@contextlib.contextmanager
-def _native_stderr_captured(sink: list):
-    """LLVM's option parser reports bad option values straight to fd 2; catch them for the error."""
+def _native_complaint(text: str) -> str:
+    """What LLVM's option parser wrote to fd 2 while rejecting `text` (it bypasses Python).
+
+    Only called once adding `text` has failed: the rejected add is repeated on a scratch pass
+    manager with fd 2 redirected, so the common, successful path pays nothing.
+    """
+    import tempfile
+
     with tempfile.TemporaryFile(mode="w+b") as tmp:
         saved = os.dup(2)
         os.dup2(tmp.fileno(), 2)
         try:
-            yield
+            passmanager.PassManager().add(text)
+        except ValueError:
+            pass
         finally:
             os.dup2(saved, 2)
             os.close(saved)
-            tmp.seek(0)
-            sink.append(tmp.read().decode(errors="replace").strip())
+        tmp.seek(0)
+        return tmp.read().decode(errors="replace").strip()
 
 
 def _nest_text(path: tuple[str, ...], elements: list) -> str:
@@ -232,12 +237,10 @@ class _PassManagerBuilder:
         if not self.pending:
             return
         text = _nest_text(self.pending_path, self.pending)
-        native: list[str] = []
         try:
-            with _native_stderr_captured(native):
-                self.pm.add(text)
+            self.pm.add(text)
         except ValueError as e:
-            raise StrataError(_pipeline_error(text, str(e), native[0] if native else "")) from None
+            raise StrataError(_pipeline_error(text, str(e), _native_complaint(text))) from None
         self.pending.clear()
 
 

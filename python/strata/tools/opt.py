@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import os
 import sys
-import tempfile
 
 from strata.errors import StrataError
 
@@ -224,6 +223,8 @@ def report_crash(signal_name: str, context, input_name: str, data: bytes) -> int
         source = "\n".join(lines[first - 1 : last]).encode()
         where += f" (lines {first}-{last})"
     pipeline = context.fields.get("pipeline", "")
+    import tempfile
+
     fd, repro = tempfile.mkstemp(prefix="strata-opt-repro-", suffix=".mlir")
     with os.fdopen(fd, "wb") as f:
         f.write(source)
