@@ -17,7 +17,7 @@ from strata.atomic_output import write_bytes_atomic
 from strata.errors import StrataError
 from strata.compile_stages import RAISE_BY_DEFAULT, StageOptions, run_stages
 from strata.iree_compile import CompileOptions
-from strata.iree_runtime import LoadedModule
+from strata.iree_runtime import LoadedModule, check_loads_without_crashing
 from strata.parameters import ParameterExternalizer
 from strata.targets import get_target
 from strata.torch_import import DynamicDim, import_torch
@@ -129,5 +129,6 @@ def load(path, device: str = "local-task", parameters=()) -> CompiledModel:
     if not path.is_file():
         raise StrataError(f"cannot read '{path}': no such file")
     model = CompiledModel(path.read_bytes(), device, tuple(Path(p) for p in parameters))
+    check_loads_without_crashing(model.vmfb, [p for p in model.parameters if p.is_file()], str(path))
     model.function  # noqa: B018  (load now: a damaged file, a bad device or a missing archive fails here, not at the first call)
     return model

@@ -198,6 +198,39 @@ def _load_error(message: str, device: str) -> str:
     return f"cannot load the module on '{device}': {message.splitlines()[0][:300]}"
 
 
+def check_loads_without_crashing(vmfb: bytes, parameters, name: str) -> None:
+    """Raises StrataError if loading `vmfb` crashes IREE's runtime (a damaged file can segfault it).
+
+    For library use, where a crash would take the user's Python session down with it: the load
+    (module, parameter archives, context on the CPU's local-sync device) is first tried in a forked
+    child. Only a crash counts; ordinary load errors are left for the real load to report.
+    """
+    from strata.crash_guard import run_guarded
+
+    def work(reporter) -> int:
+        import iree.runtime as rt
+
+        try:
+            config = rt.Config("local-sync")
+            instance = config.vm_instance
+            modules = [rt.create_hal_module(instance, config.device)]
+            vm_module = rt.VmModule.copy_buffer(instance, vmfb)
+            if parameters:
+                index = rt.ParameterIndex()
+                for archive in parameters:
+                    index.load(str(archive))
+                modules.append(rt.create_io_parameters_module(instance, index.create_provider(scope="model")))
+            rt.VmContext(instance, modules=modules + [vm_module])
+        except Exception:  # noqa: BLE001 (an error, not a crash: the real load reports it)
+            pass
+        return 0
+
+    def on_crash(signal_name: str, context) -> int:
+        raise StrataError(f"'{name}' crashed IREE's runtime while loading ({signal_name}): the module is damaged")
+
+    run_guarded(work, on_crash)
+
+
 class LoadedModule:
     """A `.vmfb` loaded on one device, with its parameter archives (`.irpa`) if it has any."""
 
