@@ -493,24 +493,28 @@ def raise_attention(op, rewriter):
     found = match_op(ATTENTION, op)
     if found is None:
         return True
-    q, k, v = (shape(found[n]) for n in ("q", "k", "v"))
-    softmax = _defining_op(found["softmax"])
-    if any(s is None or len(s) != 4 for s in (q, k, v)) or softmax.attributes["dim"].value not in (-1, 3):
-        return True
-    if not _has_one_use(softmax.results[0]):
+    if not _has_one_use(found["softmax"]):
         return True
     scale = float(found.get("scale", 1.0 / found.get("divisor", 1.0)))
-    if scale <= 0:
+    return _raise_attention(rewriter, op, found["q"], found["k"], found["v"], found["softmax"], scale, found.get("mask"))
+
+
+def _raise_attention(rewriter, op, q, k, v, softmax_result, scale, mask, fully_masked_rows_zero=False):
+    """Replaces `op` by one strata.attention if q, k, v are 4-d and the softmax runs over keys."""
+    softmax = _defining_op(softmax_result)
+    if any(s is None or len(s) != 4 for s in map(shape, (q, k, v))) or softmax.attributes["dim"].value not in (-1, 3):
         return True
-    mask = found.get("mask")
+    if not isinstance(scale, float) or scale <= 0:
+        return True
     out_type = builtin_float_type(op.results[0].type)
     return _raise(
         rewriter,
         op,
         lambda cast: S.AttentionOp(
-            out_type, cast(found["q"]), cast(found["k"]), cast(found["v"]),
+            out_type, cast(q), cast(k), cast(v),
             ir.FloatAttr.get(ir.F64Type.get(), scale), ir.BoolAttr.get(False),
             mask=cast(mask) if mask is not None else None,
+            fully_masked_rows_zero=ir.BoolAttr.get(True) if fully_masked_rows_zero else None,
         ),
     )
 
@@ -602,24 +606,10 @@ def raise_sdpa_decomposed(op, rewriter):
     scores = match_op(SDPA_SCORES, _defining_op(found["scores"]))
     if scores is None:
         return True
-    q, k, v = (shape(x) for x in (scores["q"], scores["k"], found["v"]))
-    softmax = _defining_op(found["softmax"])
-    if any(s is None or len(s) != 4 for s in (q, k, v)) or softmax.attributes["dim"].value not in (-1, 3):
-        return True
     scale = scores["q_scale"] * scores["k_scale"]
-    if not isinstance(scale, float) or scale <= 0:
-        return True
-    mask = scores.get("mask")
-    out_type = builtin_float_type(op.results[0].type)
-    return _raise(
-        rewriter,
-        op,
-        lambda cast: S.AttentionOp(
-            out_type, cast(scores["q"]), cast(scores["k"]), cast(found["v"]),
-            ir.FloatAttr.get(ir.F64Type.get(), scale), ir.BoolAttr.get(False),
-            mask=cast(mask) if mask is not None else None,
-            fully_masked_rows_zero=ir.BoolAttr.get(True),
-        ),
+    return _raise_attention(
+        rewriter, op, scores["q"], scores["k"], found["v"], found["softmax"], scale, scores.get("mask"),
+        fully_masked_rows_zero=True,
     )
 
 
