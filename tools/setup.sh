@@ -36,4 +36,8 @@ if [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
     || { echo "setup: error: the venv is incomplete" >&2; exit 1; }
   echo "$want" > "$stamp"
 fi
+# An editable install leaves strata's modules uncompiled, and where PYTHONDONTWRITEBYTECODE is set
+# Python recompiles every one of them on each run: ~40 ms of every strata-opt start-up. Compile
+# them as a wheel install would (cheap when nothing changed: only stale files are rewritten).
+"$venv/bin/python" -m compileall -q "$root/python/strata" >/dev/null
 export PATH="$venv/bin:/usr/lib/llvm-22/bin:$PATH"
