@@ -13,15 +13,13 @@ from __future__ import annotations
 import os
 import signal
 import sys
-import traceback
-from dataclasses import dataclass, field
 
 
-@dataclass
 class CrashContext:
     """What the child last said it was doing; filled from the pipe by the parent."""
 
-    fields: dict = field(default_factory=dict)
+    def __init__(self):
+        self.fields: dict[str, str] = {}
 
 
 class Reporter:
@@ -56,6 +54,8 @@ def run_guarded(work, on_crash) -> int:
         except KeyboardInterrupt:
             code = 130
         except BaseException:  # a bug in strata: keep its traceback, os._exit would drop it
+            import traceback  # here: it costs every run a few ms of start-up
+
             traceback.print_exc()
         finally:
             sys.stdout.flush()

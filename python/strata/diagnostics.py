@@ -6,24 +6,21 @@ outside an error-capturing call) through a context handler. This module turns bo
 record type, so the tools can print them, and `--verify-diagnostics` can match them, uniformly.
 """
 
-from __future__ import annotations
-
 import contextlib
 import re
 import sys
-from dataclasses import dataclass, field
+from typing import NamedTuple
 
 _FILE_LINE_COL = re.compile(r'"((?:[^"\\]|\\.)*)":(\d+):(\d+)')
 
 
-@dataclass(frozen=True)
-class Diagnostic:
+class Diagnostic(NamedTuple):
     severity: str  # "error", "warning", "note" or "remark"
     message: str
     file: str | None = None
     line: int | None = None
     col: int | None = None
-    notes: tuple["Diagnostic", ...] = field(default=())
+    notes: tuple["Diagnostic", ...] = ()
 
     def format(self, default_file: str | None = None) -> str:
         """The diagnostic and its notes, one `file:line:col: severity: message` line each."""

@@ -8,24 +8,24 @@ down to the ops it is anchored on. Everything runs in one `PassManager`, in the 
 IR printing, timing and verification cover both kinds of pass.
 """
 
-from __future__ import annotations
-
 import os
-from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from torch_mlir import passmanager
 from torch_mlir._mlir_libs._mlir import ir  # the native module: `torch_mlir.ir` also imports numpy (~0.1 s)
 
-from strata import dialects, passes
 from strata.errors import StrataError
+
+# Every strata pass is named `strata-*` (strata-tblgen rejects any other name), so a pipeline of
+# upstream passes is built without importing strata's pass registry or dialects.
+STRATA_PASS_PREFIX = "strata-"
 
 
 # ----------------------------------------------------------------------------------------------
 # Parsing
 
 
-@dataclass(frozen=True)
-class PassElement:
+class PassElement(NamedTuple):
     name: str
     options: str = ""  # the text inside `{...}`, without the braces
 
@@ -33,10 +33,9 @@ class PassElement:
         return f"{self.name}{{{self.options}}}" if self.options else self.name
 
 
-@dataclass(frozen=True)
-class NestedPipeline:
+class NestedPipeline(NamedTuple):
     op_name: str
-    elements: tuple = field(default=())
+    elements: tuple = ()
 
     def text(self) -> str:
         return f"{self.op_name}({','.join(e.text() for e in self.elements)})"
@@ -129,6 +128,14 @@ def pipeline_from_pass_flags(flags: list[tuple[str, str]]) -> NestedPipeline:
     return NestedPipeline("builtin.module", tuple(PassElement(n, o) for n, o in flags))
 
 
+def names_strata_pass(pipeline: NestedPipeline) -> bool:
+    """Whether any pass of `pipeline`, at any depth, is one of strata's."""
+    return any(
+        names_strata_pass(e) if isinstance(e, NestedPipeline) else e.name.startswith(STRATA_PASS_PREFIX)
+        for e in pipeline.elements
+    )
+
+
 # ----------------------------------------------------------------------------------------------
 # Building
 
@@ -179,7 +186,9 @@ def _children(op: ir.Operation):
                 yield child.operation
 
 
-def _python_pass(info: passes.PassInfo, options, path: tuple[str, ...]):
+def _python_pass(info, options, path: tuple[str, ...]):
+    from strata import dialects, passes
+
     implementation = info.implementation()
 
     def run(root, pass_):
@@ -222,7 +231,11 @@ class _PassManagerBuilder:
             if isinstance(element, NestedPipeline):
                 self._walk(element.elements, path + (element.op_name,))
                 continue
-            info = passes.lookup(element.name)
+            info = None
+            if element.name.startswith(STRATA_PASS_PREFIX):
+                from strata import passes
+
+                info = passes.lookup(element.name)
             if info is None:
                 if self.pending and self.pending_path != path:
                     self._flush()

@@ -4,30 +4,25 @@ Kept apart from the command-line parsing (strata.tools.opt) so that tests and ot
 drive it directly with an `OptOptions`.
 """
 
-from __future__ import annotations
-
-import dataclasses
 import io
 import sys
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from torch_mlir._mlir_libs._mlir import ir  # the native module: `torch_mlir.ir` also imports numpy (~0.1 s)
 
-from strata import dialects
-from strata.atomic_output import atomic_write
 from strata.context import make_context
 from strata.crash_guard import Reporter
 from strata.diagnostics import Diagnostic, DiagnosticCollector, print_diagnostics
 from strata.dialects.specs import DIALECTS
 from strata.errors import StrataError
-from strata.opt import split_input, verify_diagnostics
-from strata.pass_pipeline import NestedPipeline, build_pass_manager
+from strata.pass_pipeline import NestedPipeline, build_pass_manager, names_strata_pass
 
 BYTECODE_MAGIC = b"ML\xefR"
+# Modules a run needs only with certain flags (split_input, verify_diagnostics, atomic_output,
+# the dialect verifier) are imported where used: strata-opt's start-up is most of a small run.
 
 
-@dataclass(frozen=True)
-class OptOptions:
+class OptOptions(NamedTuple):
     input: str = "-"
     output: str | None = None
     pipeline: NestedPipeline | None = None
@@ -59,26 +54,40 @@ class OptDriver:
     def __init__(self, options: OptOptions, reporter: Reporter | None = None):
         self.options = options
         self.reporter = reporter or Reporter(None)
-        self.context = make_context(allow_unregistered_dialects=options.allow_unregistered_dialect)
+        self.context = None
 
     def run(self, data: bytes) -> int:
         """Processes the input bytes; returns the exit code."""
         options = self.options
         # Walking every op from Python costs ~0.3 s on a large module (the bindings import each
         # dialect's Python module on first sight); input that never names a strata or probe op
-        # cannot hold one, in text or in bytecode's string table.
-        self._may_hold_strata_ops = any(name.encode() in data for name in DIALECTS)
+        # cannot hold one, in text or in bytecode's string table. Unless the input, a pass or a
+        # named pipeline involves them, strata's dialects (and torch_c) are not even loaded.
+        ops = _op_section(data)
+        self._may_hold_strata_ops = any(name.encode() in ops for name in DIALECTS)
+        needs_strata = (
+            self._may_hold_strata_ops
+            or b"torch_c." in ops
+            or options.strata_pipeline is not None
+            or (options.pipeline is not None and names_strata_pass(options.pipeline))
+        )
+        self.context = make_context(
+            allow_unregistered_dialects=options.allow_unregistered_dialect, lazy=not needs_strata
+        )
         chunks = [None]  # the whole input, parsed straight from the file or the bytes
         if not data.startswith(BYTECODE_MAGIC):
             try:
-                text = data.decode("utf-8")
+                # ASCII (nearly all MLIR) is valid UTF-8: skip decoding a copy of a large input.
+                text = None if data.isascii() else data.decode("utf-8")
             except UnicodeDecodeError as e:
                 raise StrataError(
                     f"{options.display_name}: input is neither MLIR text (invalid UTF-8 at byte "
                     f"{e.start}) nor MLIR bytecode"
                 ) from None
             if options.split_input_file or options.verify_diagnostics:
-                chunks = split_input.split(text, options.split_input_file)
+                from strata.opt import split_input
+
+                chunks = split_input.split(text or data.decode("ascii"), options.split_input_file)
         if options.pipeline is not None:
             self.reporter.report("pipeline", options.pipeline.text())
             # Built once up front so a bad pipeline is reported before any input is processed.
@@ -109,8 +118,11 @@ class OptDriver:
                     module = ir.Module.parse(data)
             except ir.MLIRError as e:
                 collector.add_error(e)
-            if module is not None and self._may_hold_strata_ops and not dialects.verify(module.operation):
-                module = None
+            if module is not None and self._may_hold_strata_ops:
+                from strata import dialects
+
+                if not dialects.verify(module.operation):
+                    module = None
             if module is not None and options.pipeline is not None:
                 pm = build_pass_manager(options.pipeline, self.context)
                 self._configure(pm)
@@ -126,6 +138,8 @@ class OptDriver:
         del pm  # prints the timing report, if asked for; only outside the context's scope
         diagnostics = collector.take()
         if options.verify_diagnostics:
+            from strata.opt import verify_diagnostics
+
             # mlir-opt turns off printing the op on diagnostics when verifying them; the bindings
             # cannot, so drop those notes here.
             diagnostics = [_without_op_dumps(d) for d in diagnostics]
@@ -190,11 +204,26 @@ class OptDriver:
             return
         if not ok:
             return  # never leave a partial result where a build system would take it for output
+        from strata.atomic_output import atomic_write
+
         with atomic_write(self.options.output, "wb") as f:
             self.reporter.report("temp", f.temp_path)
             f.write(payload)
 
 
+def _op_section(data: bytes):
+    """The part of textual IR that can name ops: all of it up to the file-level `{-# ... #-}`.
+
+    FX-imported models carry their weights as hex in that trailing resource section (24 MB of a
+    25 MB file for a 60-layer LLaMA stack), and searching it three times took ~40 ms. It starts
+    at a line beginning `{-#`, which no op can: MLIR string literals cannot hold a newline.
+    """
+    if data.startswith(BYTECODE_MAGIC):
+        return data
+    end = data.find(b"\n{-#")
+    return data if end < 0 else data[:end]
+
+
 def _without_op_dumps(d: Diagnostic) -> Diagnostic:
     notes = tuple(_without_op_dumps(n) for n in d.notes if not n.message.startswith("see current operation"))
-    return dataclasses.replace(d, notes=notes)
+    return d._replace(notes=notes)

@@ -10,6 +10,7 @@ import re
 from pathlib import Path
 
 from strata.errors import StrataError
+from strata.pass_pipeline import STRATA_PASS_PREFIX
 from strata.resources import PASSES_DIR, ROOT
 from strata.tablegen.records import dump_json, resolve
 
@@ -53,6 +54,11 @@ def collect_passes() -> list[dict]:
             record = records[name]
             if Path(record["!locs"][0].rsplit(":", 1)[0]).name != td_file.name:
                 continue  # declared in an included file
+            if not record["argument"].startswith(STRATA_PASS_PREFIX):
+                raise StrataError(
+                    f"{td_file}: pass '{record['argument']}' must be named {STRATA_PASS_PREFIX}*: strata-opt "
+                    "tells strata's passes from upstream ones by that prefix"
+                )
             passes.append(
                 {
                     "argument": record["argument"],
