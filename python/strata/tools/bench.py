@@ -72,8 +72,13 @@ def _progress_printer(index: int, total: int, name: str):
 
 
 def _run(options) -> int:
-    # OpenBLAS reads its thread count when numpy loads it, so it is set before numpy is imported.
+    # OpenBLAS reads its thread count when numpy loads it, and OpenMP runtimes (the upstream
+    # route's libomp) theirs when they start, so both are set before anything loads them.
     os.environ.setdefault("OPENBLAS_NUM_THREADS", str(options.threads))
+    os.environ.setdefault("OMP_NUM_THREADS", str(options.threads))
+    # Idle OpenMP workers spin for up to 200 ms by default; in an interleaved run that takes the
+    # cores from whichever engine is timed next (as ONNX Runtime's spinning would; it is off too).
+    os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
     import time
 
     from strata.atomic_output import write_text_atomic
