@@ -13,7 +13,8 @@ same compiler; a "peer" of an engine is an engine of another family.
 - onnxruntime: `torch.onnx.export(dynamo=True)` then an ORT CPU session with the same threads.
 - iree: what an iree-turbine user gets: Torch-MLIR's FX importer to the torch dialect, then
   `iree-compile` with default flags for the host CPU, run on IREE's local-task driver.
-- strata: `strata.compile` for llvm-cpu with its tuned target defaults (`targets/llvm-cpu.toml`).
+- strata: `strata.compile` for llvm-cpu with its tuned target defaults (`targets/llvm-cpu.toml`),
+  run on local-task, or on local-sync under `--threads 1`.
 - upstream: `strata.compile(route="upstream")`, strata's upstream-MLIR CPU route, where it
   compiles the case.
 - numpy: the case's numpy implementation (BLAS), for kernels that have one.
@@ -168,7 +169,12 @@ def _iree(case, model, args, threads):
 def _strata(case, model, args, threads):
     import strata.api
 
-    compiled = strata.api.compile(model, args, target="llvm-cpu")
+    # With one thread, local-sync runs the dispatches in the calling thread; local-task hands every
+    # call to a worker thread and back, ~110 us a call on these machines (an `x + 1` model: 135 us
+    # on local-task, 22 us on local-sync). With more threads local-task is what spreads the work.
+    device = "local-sync" if threads == 1 else None
+    iree_config(threads)  # the worker count, before strata's local-task device is created
+    compiled = strata.api.compile(model, args, target="llvm-cpu", device=device)
     arrays = [a.numpy() for a in args]
 
     def run():
