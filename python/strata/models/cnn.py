@@ -1,7 +1,7 @@
 """A small NCHW convolutional network: conv/batch-norm/ReLU/pool, then a linear classifier.
 
 NCHW is PyTorch's layout and the one IREE's CPU codegen handles worst without help, which makes
-this model the test of strata's channels-last preprocessing default.
+this model the test of strata's convolution defaults (targets/llvm-cpu.toml).
 """
 
 from dataclasses import dataclass
