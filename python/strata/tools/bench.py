@@ -79,6 +79,10 @@ def _run(options) -> int:
     # Idle OpenMP workers spin for up to 200 ms by default; in an interleaved run that takes the
     # cores from whichever engine is timed next (as ONNX Runtime's spinning would; it is off too).
     os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+    # OpenBLAS's idle threads spin for ~2^28 cycles after each call unless told otherwise; 2^4 makes
+    # them sleep at once (numpy's own matmul time does not change: 180 GFLOP/s on 1024^3 either
+    # way, while IREE timed right after it went from 90 to 130).
+    os.environ.setdefault("OPENBLAS_THREAD_TIMEOUT", "4")
     import time
 
     from strata.atomic_output import write_text_atomic
