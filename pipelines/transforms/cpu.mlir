@@ -40,6 +40,59 @@ module attributes {transform.with_named_sequence} {
     transform.yield %matched : !transform.any_op
   }
 
+  // The panel form of strata-pack-matmul: C[m, n1, n0] += A[m, k] * B[n1, k, n0], the reduction
+  // third of four loops (a batch loop in front for batched matmuls). Tiled as above, but the
+  // register tile is 4 rows x one whole 16-wide panel, read contiguously from the packed B.
+  transform.named_sequence @strata_match_panel_contraction(%op: !transform.any_op {transform.readonly}) -> !transform.any_op {
+    %matched = transform.match.structured failures(propagate) %op : (!transform.any_op) -> !transform.any_op {
+    ^bb0(%s: !transform.any_op):
+      transform.match.structured.body %s {contraction = ["arith.mulf", "arith.addf"]} : !transform.any_op
+      %rank = transform.match.structured.rank %s : (!transform.any_op) -> !transform.param<i64>
+      %four = transform.param.constant 4 : i64 -> !transform.param<i64>
+      transform.match.param.cmpi eq %rank, %four : !transform.param<i64>
+      transform.match.structured.dim %s[0, 1, 3] {parallel} : !transform.any_op
+      transform.match.structured.dim %s[2] {reduction} : !transform.any_op
+      transform.match.structured.yield %s : !transform.any_op
+    }
+    transform.yield %matched : !transform.any_op
+  }
+
+  transform.named_sequence @strata_match_batch_panel_contraction(%op: !transform.any_op {transform.readonly}) -> !transform.any_op {
+    %matched = transform.match.structured failures(propagate) %op : (!transform.any_op) -> !transform.any_op {
+    ^bb0(%s: !transform.any_op):
+      transform.match.structured.body %s {contraction = ["arith.mulf", "arith.addf"]} : !transform.any_op
+      %rank = transform.match.structured.rank %s : (!transform.any_op) -> !transform.param<i64>
+      %five = transform.param.constant 5 : i64 -> !transform.param<i64>
+      transform.match.param.cmpi eq %rank, %five : !transform.param<i64>
+      transform.match.structured.dim %s[0, 1, 2, 4] {parallel} : !transform.any_op
+      transform.match.structured.dim %s[3] {reduction} : !transform.any_op
+      transform.match.structured.yield %s : !transform.any_op
+    }
+    transform.yield %matched : !transform.any_op
+  }
+
+  transform.named_sequence @strata_tile_panel_contraction(%op: !transform.any_op {transform.consumed}) {
+    %rows, %rows_loop = transform.structured.tile_using_forall %op tile_sizes [64, 0, 0, 0]
+      : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
+    %cache, %cache_loops:2 = transform.structured.tile_using_for %rows tile_sizes [0, 16, 256, 0]
+      : (!transform.any_op) -> (!transform.any_op, !transform.any_op, !transform.any_op)
+    %reg, %reg_loops:3 = transform.structured.tile_using_for %cache tile_sizes [4, 1, 1, 0]
+      : (!transform.any_op) -> (!transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op)
+    transform.annotate %reg "strata.register_tile" : !transform.any_op
+    transform.yield
+  }
+
+  transform.named_sequence @strata_tile_batch_panel_contraction(%op: !transform.any_op {transform.consumed}) {
+    %rows, %rows_loop = transform.structured.tile_using_forall %op tile_sizes [1, 64, 0, 0, 0]
+      : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
+    %cache, %cache_loops:2 = transform.structured.tile_using_for %rows tile_sizes [0, 0, 16, 256, 0]
+      : (!transform.any_op) -> (!transform.any_op, !transform.any_op, !transform.any_op)
+    %reg, %reg_loops:4 = transform.structured.tile_using_for %cache tile_sizes [1, 4, 1, 1, 0]
+      : (!transform.any_op) -> (!transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op)
+    transform.annotate %reg "strata.register_tile" : !transform.any_op
+    transform.yield
+  }
+
   transform.named_sequence @strata_tile_contraction_3d(%op: !transform.any_op {transform.consumed}) {
     %rows, %rows_loop = transform.structured.tile_using_forall %op tile_sizes [64, 0, 0]
       : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
@@ -66,9 +119,20 @@ module attributes {transform.with_named_sequence} {
     %funcs = transform.structured.match ops{["func.func"]} in %root
       : (!transform.any_op) -> !transform.any_op
     %updated = transform.foreach_match in %funcs
+        @strata_match_panel_contraction -> @strata_tile_panel_contraction,
+        @strata_match_batch_panel_contraction -> @strata_tile_batch_panel_contraction,
         @strata_match_contraction_3d -> @strata_tile_contraction_3d,
         @strata_match_contraction_4d -> @strata_tile_contraction_4d
       : (!transform.any_op) -> !transform.any_op
+    // strata-pack-matmul's copy of B into panels, [1|batch][K][N/16][16] -> [1|batch][N/16][K][16]:
+    // one panel per parallel iteration, 8 of its rows per vector step, 16 floats a row.
+    %packs = transform.structured.match attributes{"strata.panel_pack"} in %updated
+      : (!transform.any_op) -> !transform.any_op
+    %panel, %panel_loop = transform.structured.tile_using_forall %packs tile_sizes [1, 1, 0, 0]
+      : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
+    %pack_rows, %pack_rows_loop = transform.structured.tile_using_for %panel tile_sizes [0, 0, 8, 0]
+      : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
+    transform.annotate %pack_rows "strata.register_tile" : !transform.any_op
     // Tile sizes become static once min(remaining, tile) is folded against the loop bounds.
     transform.apply_patterns to %updated {
       transform.apply_patterns.scf.for_loop_canonicalization

@@ -2,11 +2,13 @@
 // RUN: %python -m strata.pipelines linalg-to-llvm %s | FileCheck %s --check-prefix=LLVM
 // RUN: %python -m strata.pipelines linalg-to-llvm --dump-dir=%t %s > /dev/null && FileCheck %s --check-prefix=STAGES < %t/stages.txt
 
-// A matmul is tiled for cache and registers and becomes a 4x16 vector.contract on tensors; the
-// transform library the stage used is gone again afterwards.
+// A matmul of 64 rows or more reads B from 16-wide panels (strata-pack-matmul) and is tiled for
+// cache and registers into a 4x16 vector.contract on tensors, the panel copy into 8x16 vector
+// steps; the transform library the stage used is gone again afterwards.
 // VECTOR-LABEL: func.func @matmul
+// VECTOR: vector.transfer_read {{.*}} : tensor<1x128x4x16xf32>, vector<1x8x1x16xf32>
 // VECTOR: scf.for
-// VECTOR: vector.contract {{.*}} : vector<4x1xf32>, vector<1x16xf32> into vector<4x16xf32>
+// VECTOR: vector.contract {{.*}} : vector<4x1xf32>, vector<1x1x16xf32> into vector<4x1x16xf32>
 // VECTOR-NOT: transform.named_sequence
 
 // Down in the llvm dialect, the contraction is FMAs on 16-wide vectors, and the C interface the
@@ -18,11 +20,12 @@
 // LLVM-NOT: vector.contract
 
 // STAGES: 01-linalg {{.*}}linalg=
-// STAGES-NEXT: 02-vector {{.*}}vector=
-// STAGES-NEXT: 03-bufferized {{.*}}memref=
-// STAGES-NEXT: 04-openmp
-// STAGES-NEXT: 05-loops
-// STAGES-NEXT: 06-llvm {{ *[0-9.]+ ms  llvm=[0-9]+$}}
+// STAGES-NEXT: 02-panels {{.*}}linalg=
+// STAGES-NEXT: 03-vector {{.*}}vector=
+// STAGES-NEXT: 04-bufferized {{.*}}memref=
+// STAGES-NEXT: 05-openmp
+// STAGES-NEXT: 06-loops
+// STAGES-NEXT: 07-llvm {{ *[0-9.]+ ms  llvm=[0-9]+ omp=[0-9]+$}}
 func.func @matmul(%a: tensor<64x128xf32>, %b: tensor<128x64xf32>) -> tensor<64x64xf32> {
   %zero = arith.constant 0.0 : f32
   %empty = tensor.empty() : tensor<64x64xf32>

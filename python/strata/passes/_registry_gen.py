@@ -62,6 +62,36 @@ PASSES = ({'anchor': 'builtin.module',
   'summary': 'Lower every strata op to linalg on tensors',
   'td_file': 'passes/lower_to_linalg.td'},
  {'anchor': 'func.func',
+  'argument': 'strata-pack-matmul',
+  'description': "The upstream CPU route's register tile (pipelines/transforms/cpu.mlir)\n"
+                 '    keeps a rows x `panel` block of C in vector registers and, at each step\n'
+                 '    of the reduction, reads one `panel`-wide row of B. In a row-major B those\n'
+                 '    rows are a whole row of B apart: with power-of-two widths every step maps\n'
+                 '    to the same L1 cache set, and the tile waits on L2. This pass copies B\n'
+                 '    once into panels, `[N/panel][K][panel]`, so the reduction reads it\n'
+                 '    contiguously, and computes C in place viewed as `[M][N/panel][panel]`\n'
+                 '    (a reshape, no copy).\n'
+                 '\n'
+                 '    Rewritten: `linalg.matmul` and `linalg.batch_matmul` on floats with the\n'
+                 '    default indexing maps, static shapes, N a multiple of `panel` and at\n'
+                 '    least `min-rows` rows (fewer rows read B about once anyway, and a\n'
+                 '    matrix-vector product would only pay for the copy). The copy is a\n'
+                 '    `linalg.transpose` and the product a `linalg.generic`, both marked\n'
+                 '    (`strata.panel_pack`, `strata.panel_matmul`) for the transform script.',
+  'module': 'pack_matmul',
+  'options': ({'default': '16',
+               'description': 'Columns of B per panel: the width of the register tile',
+               'is_list': False,
+               'name': 'panel',
+               'type': 'int64_t'},
+              {'default': '64',
+               'description': 'Leave matmuls with fewer rows of A (per batch) as they are',
+               'is_list': False,
+               'name': 'min-rows',
+               'type': 'int64_t'}),
+  'summary': 'Compute static matmuls on B packed into column panels, for the CPU register tile',
+  'td_file': 'passes/pack_matmul.td'},
+ {'anchor': 'func.func',
   'argument': 'strata-raise-torch',
   'description': 'Replaces torch-dialect subgraphs with the strata op they compute, so later\n'
                  '    stages see attention, normalization, activations and linear layers whole.\n'

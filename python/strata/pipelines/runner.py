@@ -1,7 +1,7 @@
 """Run a named pipeline stage by stage: dumps after each stage, op counts, failures that say where.
 
 Each stage runs in its own pass manager so that the IR between stages can be written out
-(`01-linalg.mlir`, `02-vector.mlir`, ...) and counted per dialect, and so that a failure is
+(`01-linalg.mlir`, `02-panels.mlir`, ...) and counted per dialect, and so that a failure is
 pinned to a stage. When a stage fails, it is replayed pass by pass on a copy of its input to find
 the pass that failed; the error then names the op's location (for an FX-imported model, the line
 of the user's Python), the pipeline, the stage and the pass, and gives a command reproducing it.

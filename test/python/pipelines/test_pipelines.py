@@ -47,8 +47,8 @@ def test_parallel_option_selects_openmp_or_serial_stage():
     pipeline = pipelines.load("linalg-to-llvm")
     openmp = [s.name for s in pipeline.active_stages(pipeline.resolve_options({}))]
     serial = [s.name for s in pipeline.active_stages(pipeline.resolve_options({"parallel": "none"}))]
-    assert openmp == ["vector", "bufferized", "openmp", "loops", "llvm"]
-    assert serial == ["vector", "bufferized", "serial", "loops", "llvm"]
+    assert openmp == ["panels", "vector", "bufferized", "openmp", "loops", "llvm"]
+    assert serial == ["panels", "vector", "bufferized", "serial", "loops", "llvm"]
 
 
 def test_route_option_selects_stages():
@@ -84,7 +84,8 @@ def test_dumps_and_op_counts(tmp_path):
     pipelines.run(module, "linalg-to-llvm", dump_dir=tmp_path, on_stage=reports.append)
     names = [f"{r.index:02d}-{r.name}.mlir" for r in reports]
     assert names == [
-        "01-linalg.mlir", "02-vector.mlir", "03-bufferized.mlir", "04-openmp.mlir", "05-loops.mlir", "06-llvm.mlir"
+        "01-linalg.mlir", "02-panels.mlir", "03-vector.mlir", "04-bufferized.mlir", "05-openmp.mlir", "06-loops.mlir",
+        "07-llvm.mlir",
     ]
     assert sorted(p.name for p in tmp_path.glob("*.mlir")) == names
     assert reports[0].op_counts["linalg"] == 4  # fill, matmul and the linalg.yield in each
@@ -92,7 +93,7 @@ def test_dumps_and_op_counts(tmp_path):
     # Each dump parses back: IR_{k+1} really is stage k applied to IR_k.
     for name in names:
         _parse((tmp_path / name).read_text())
-    assert (tmp_path / "stages.txt").read_text().count("\n") == 6
+    assert (tmp_path / "stages.txt").read_text().count("\n") == 7
 
 
 def test_stop_after(tmp_path):
@@ -111,4 +112,4 @@ def test_failure_names_location_stage_and_pass(tmp_path):
     message = str(caught.value)
     assert message.startswith("model.py:7:0: error: ")
     assert message.endswith("(pipeline 'linalg-to-llvm', stage 'bufferized', pass 'one-shot-bufferize')")
-    assert any("02-vector.mlir" in note for note in caught.value.notes)
+    assert any("03-vector.mlir" in note for note in caught.value.notes)
