@@ -15,6 +15,8 @@ same compiler; a "peer" of an engine is an engine of another family.
   `iree-compile` with default flags for the host CPU, run on IREE's local-task driver.
 - strata: `strata.compile` for llvm-cpu with its tuned target defaults (`targets/llvm-cpu.toml`),
   run on local-task, or on local-sync under `--threads 1`.
+- strata-raised: the same with `raise_torch=True` (strata-raise-torch, then strata's dialect to
+  linalg), on the cases tagged "raising" (the LLaMA block); raising is opt-in in `strata.compile`.
 - upstream: `strata.compile(route="upstream")`, strata's upstream-MLIR CPU route, where it
   compiles the case.
 - numpy: the case's numpy implementation (BLAS), for kernels that have one.
@@ -166,7 +168,7 @@ def _iree(case, model, args, threads):
     return run
 
 
-def _strata(case, model, args, threads):
+def _strata(case, model, args, threads, *, raise_torch: bool = False):
     import strata.api
 
     # With one thread, local-sync runs the dispatches in the calling thread; local-task hands every
@@ -174,7 +176,7 @@ def _strata(case, model, args, threads):
     # on local-task, 22 us on local-sync). With more threads local-task is what spreads the work.
     device = "local-sync" if threads == 1 else None
     iree_config(threads)  # the worker count, before strata's local-task device is created
-    compiled = strata.api.compile(model, args, target="llvm-cpu", device=device)
+    compiled = strata.api.compile(model, args, target="llvm-cpu", device=device, raise_torch=raise_torch)
     arrays = [a.numpy() for a in args]
 
     def run():
@@ -211,6 +213,8 @@ ENGINES: dict[str, Engine] = {
         Engine("onnxruntime", "onnxruntime", _onnxruntime, requires=("onnxruntime", "onnx", "onnxscript")),
         Engine("iree", "iree", _iree),
         Engine("strata", "strata", _strata, requires=("strata.api",)),
+        Engine("strata-raised", "strata", functools.partial(_strata, raise_torch=True),
+               applies=lambda case: "raising" in case.tags, requires=("strata.api",)),
         Engine("upstream", "strata-upstream", _upstream, requires=("strata.upstream",)),
         Engine("numpy", "numpy", _numpy, applies=lambda case: case.numpy_impl is not None),
     )
