@@ -52,20 +52,33 @@ def test_concurrent_compiles_to_the_same_files(model_file, tmp_path):
         np.testing.assert_allclose(np.load(results / f"{index}.npy"), expected, rtol=1e-5, atol=1e-5)
 
 
-def _children(pid: int) -> list[int]:
+def _compilers(pid: int) -> list[int]:
+    """Running iree-compile processes among `pid`'s children (another short-lived child, a zombie
+    about to be reaped, or a compiler that has already finished would make Ctrl-C land too early
+    or too late)."""
     try:
-        return [int(c) for c in Path(f"/proc/{pid}/task/{pid}/children").read_text().split()]
+        children = Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
     except OSError:
         return []
+    running = []
+    for child in children:
+        try:
+            command = Path(f"/proc/{child}/cmdline").read_bytes()
+            state = Path(f"/proc/{child}/stat").read_text().rsplit(")", 1)[1].split()[0]
+        except OSError:
+            continue
+        if b"iree-compile" in command and state != "Z":
+            running.append(int(child))
+    return running
 
 
 def test_ctrl_c_during_compilation(model_file, tmp_path):
     out, params = tmp_path / "net.vmfb", tmp_path / "net.irpa"
     proc = start_compile(model_file, out, params)
     deadline = time.monotonic() + 600
-    while not _children(proc.pid) and proc.poll() is None and time.monotonic() < deadline:
+    while not _compilers(proc.pid) and proc.poll() is None and time.monotonic() < deadline:
         time.sleep(0.05)  # iree-compile runs as a child: wait until compilation proper has begun
-    compiler = _children(proc.pid)
+    compiler = _compilers(proc.pid)
     assert compiler, "strata-compile finished or stalled before iree-compile started"
     os.killpg(proc.pid, signal.SIGINT)  # what a terminal does on Ctrl-C: the whole foreground group
     _, err = proc.communicate(timeout=120)
