@@ -63,7 +63,8 @@ class OptDriver:
         # dialect's Python module on first sight); input that never names a strata or probe op
         # cannot hold one, in text or in bytecode's string table. Unless the input, a pass or a
         # named pipeline involves them, strata's dialects (and torch_c) are not even loaded.
-        ops = _op_section(data)
+        # Split input can hold a resource section per case, so all of it is searched.
+        ops = data if options.split_input_file else _op_section(data)
         self._may_hold_strata_ops = any(name.encode() in ops for name in DIALECTS)
         needs_strata = (
             self._may_hold_strata_ops
