@@ -106,3 +106,14 @@ func.func @transposed_b(%a: tensor<64x128xf32>, %b: tensor<32x128xf32>, %c: tens
       ins(%a, %b : tensor<64x128xf32>, tensor<32x128xf32>) outs(%c : tensor<64x32xf32>) -> tensor<64x32xf32>
   return %r : tensor<64x32xf32>
 }
+
+// -----
+
+// CHECK-LABEL: func.func @batch_transposed_b
+// CHECK:         linalg.batch_matmul
+// CHECK-NOT:     strata.panel
+func.func @batch_transposed_b(%a: tensor<2x64x128xf32>, %b: tensor<2x32x128xf32>, %c: tensor<2x64x32xf32>) -> tensor<2x64x32xf32> {
+  %r = linalg.batch_matmul indexing_maps = [affine_map<(b, m, n, k) -> (b, m, k)>, affine_map<(b, m, n, k) -> (b, n, k)>, affine_map<(b, m, n, k) -> (b, m, n)>]
+      ins(%a, %b : tensor<2x64x128xf32>, tensor<2x32x128xf32>) outs(%c : tensor<2x64x32xf32>) -> tensor<2x64x32xf32>
+  return %r : tensor<2x64x32xf32>
+}

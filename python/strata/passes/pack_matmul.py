@@ -16,6 +16,13 @@ _FORMS = {
     "linalg.matmul": (["m", "n1", "k", "n0"], "m, k", "n1, k, n0", "m, n1, n0"),
     "linalg.batch_matmul": (["b", "m", "n1", "k", "n0"], "b, m, k", "b, n1, k, n0", "b, m, n1, n0"),
 }
+# The ops' default indexing maps; explicit other ones (a transposed or broadcast operand) are left.
+_DEFAULT_MAPS = {
+    "linalg.matmul": "[affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d2, d1)>, "
+    "affine_map<(d0, d1, d2) -> (d0, d1)>]",
+    "linalg.batch_matmul": "[affine_map<(d0, d1, d2, d3) -> (d0, d1, d3)>, affine_map<(d0, d1, d2, d3) -> (d0, d3, d2)>, "
+    "affine_map<(d0, d1, d2, d3) -> (d0, d1, d2)>]",
+}
 
 
 def _tensor(shape, elt) -> str:
@@ -31,7 +38,7 @@ def _panel_text(op: ir.Operation, panel: int, min_rows: int) -> str | None:
     elt = a.element_type
     if not isinstance(elt, ir.FloatType) or any(t.element_type != elt for t in types):
         return None
-    if "indexing_maps" in op.attributes and op.name == "linalg.matmul" and _non_default_maps(op):
+    if "indexing_maps" in op.attributes and str(op.attributes["indexing_maps"]) != _DEFAULT_MAPS[op.name]:
         return None
     *batch, m, k = a.shape
     n = b.shape[-1]
@@ -71,12 +78,6 @@ func.func @lowered(%a: {a}, %b: {b}, %c: {c}) -> {c} {{
   return %out : {c}
 }}
 """
-
-
-def _non_default_maps(op: ir.Operation) -> bool:
-    """linalg.matmul with explicit indexing maps (a transposed or broadcast operand)."""
-    default = "[affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>]"
-    return str(op.attributes["indexing_maps"]) != default
 
 
 def run(op: ir.Operation, options) -> None:
