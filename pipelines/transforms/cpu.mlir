@@ -41,8 +41,9 @@ module attributes {transform.with_named_sequence} {
   }
 
   // The panel form of strata-pack-matmul: C[m, n1, n0] += A[m, k] * B[n1, k, n0], the reduction
-  // third of four loops (a batch loop in front for batched matmuls). Tiled as above, but the
-  // register tile is 4 rows x one whole 16-wide panel, read contiguously from the packed B.
+  // third of four loops (a batch loop in front for batched matmuls) and a static 16-wide panel
+  // innermost. Tiled as above, but the register tile is 4 rows x one whole panel, read
+  // contiguously from the packed B.
   transform.named_sequence @strata_match_panel_contraction(%op: !transform.any_op {transform.readonly}) -> !transform.any_op {
     %matched = transform.match.structured failures(propagate) %op : (!transform.any_op) -> !transform.any_op {
     ^bb0(%s: !transform.any_op):
@@ -52,6 +53,9 @@ module attributes {transform.with_named_sequence} {
       transform.match.param.cmpi eq %rank, %four : !transform.param<i64>
       transform.match.structured.dim %s[0, 1, 3] {parallel} : !transform.any_op
       transform.match.structured.dim %s[2] {reduction} : !transform.any_op
+      %width = transform.match.structured.dim %s[3] : (!transform.any_op) -> !transform.param<i64>
+      %sixteen = transform.param.constant 16 : i64 -> !transform.param<i64>
+      transform.match.param.cmpi eq %width, %sixteen : !transform.param<i64>
       transform.match.structured.yield %s : !transform.any_op
     }
     transform.yield %matched : !transform.any_op
@@ -66,6 +70,9 @@ module attributes {transform.with_named_sequence} {
       transform.match.param.cmpi eq %rank, %five : !transform.param<i64>
       transform.match.structured.dim %s[0, 1, 2, 4] {parallel} : !transform.any_op
       transform.match.structured.dim %s[3] {reduction} : !transform.any_op
+      %width = transform.match.structured.dim %s[4] : (!transform.any_op) -> !transform.param<i64>
+      %sixteen = transform.param.constant 16 : i64 -> !transform.param<i64>
+      transform.match.param.cmpi eq %width, %sixteen : !transform.param<i64>
       transform.match.structured.yield %s : !transform.any_op
     }
     transform.yield %matched : !transform.any_op
