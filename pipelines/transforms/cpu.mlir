@@ -133,19 +133,22 @@ module attributes {transform.with_named_sequence} {
       : (!transform.any_op) -> !transform.any_op
     // strata-pack-matmul's copy of B into panels, [1|batch][K][N/16][16] -> [1|batch][N/16][K][16]:
     // one panel per parallel iteration, 8 of its rows per vector step, 16 floats a row.
-    %packs = transform.structured.match attributes{"strata.panel_pack"} in %updated
+    %packs = transform.structured.match attributes{"strata.panel_pack"} in %root
       : (!transform.any_op) -> !transform.any_op
-    %panel, %panel_loop = transform.structured.tile_using_forall %packs tile_sizes [1, 1, 0, 0]
-      : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
-    %pack_rows, %pack_rows_loop = transform.structured.tile_using_for %panel tile_sizes [0, 0, 8, 0]
-      : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
-    transform.annotate %pack_rows "strata.register_tile" : !transform.any_op
+    transform.foreach %packs : !transform.any_op {
+    ^bb0(%pack: !transform.any_op):
+      %panel, %panel_loop = transform.structured.tile_using_forall %pack tile_sizes [1, 1, 0, 0]
+        : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
+      %pack_rows, %pack_rows_loop = transform.structured.tile_using_for %panel tile_sizes [0, 0, 8, 0]
+        : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
+      transform.annotate %pack_rows "strata.register_tile" : !transform.any_op
+    }
     // Tile sizes become static once min(remaining, tile) is folded against the loop bounds.
     transform.apply_patterns to %updated {
       transform.apply_patterns.scf.for_loop_canonicalization
       transform.apply_patterns.canonicalization
     } : !transform.any_op
-    %tiles = transform.structured.match attributes{"strata.register_tile"} in %updated
+    %tiles = transform.structured.match attributes{"strata.register_tile"} in %root
       : (!transform.any_op) -> !transform.any_op
     transform.foreach %tiles : !transform.any_op {
     ^bb0(%tile: !transform.any_op):

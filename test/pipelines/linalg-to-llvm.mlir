@@ -34,3 +34,18 @@ func.func @matmul(%a: tensor<64x128xf32>, %b: tensor<128x64xf32>) -> tensor<64x6
   return %r : tensor<64x64xf32>
 }
 
+
+// A second function in the module, batched: its own panels and tiles (every transform rule
+// applies per op, so several functions and several packed matmuls compile together).
+// VECTOR-LABEL: func.func @batch_matmul
+// VECTOR: vector.transfer_read {{.*}} : tensor<2x128x4x16xf32>, vector<1x8x1x16xf32>
+// VECTOR: vector.contract {{.*}} : vector<1x4x1xf32>, vector<1x1x1x16xf32> into vector<1x4x1x16xf32>
+// LLVM-LABEL: llvm.func @batch_matmul
+// LLVM: llvm.intr.fmuladd{{.*}} : (vector<16xf32>, vector<16xf32>, vector<16xf32>) -> vector<16xf32>
+func.func @batch_matmul(%a: tensor<2x64x128xf32>, %b: tensor<2x128x64xf32>) -> tensor<2x64x64xf32> {
+  %zero = arith.constant 0.0 : f32
+  %empty = tensor.empty() : tensor<2x64x64xf32>
+  %acc = linalg.fill ins(%zero : f32) outs(%empty : tensor<2x64x64xf32>) -> tensor<2x64x64xf32>
+  %r = linalg.batch_matmul ins(%a, %b : tensor<2x64x128xf32>, tensor<2x128x64xf32>) outs(%acc : tensor<2x64x64xf32>) -> tensor<2x64x64xf32>
+  return %r : tensor<2x64x64xf32>
+}
