@@ -118,4 +118,19 @@ PASSES = ({'anchor': 'builtin.module',
                'name': 'fuse-activations',
                'type': 'bool'},),
   'summary': 'Recognize whole operators in torch-dialect IR and raise them to strata ops',
-  'td_file': 'passes/raise_torch.td'})
+  'td_file': 'passes/raise_torch.td'},
+ {'anchor': 'builtin.module',
+  'argument': 'strata-read-only-arguments',
+  'description': 'One-shot bufferization with function boundaries assumes a function may\n'
+                 '    write into its tensor arguments: an op that updates an argument in place\n'
+                 '    (a `linalg.matmul` accumulating into an `outs` argument) is bufferized\n'
+                 "    to write into the argument's memory. Called through MLIR's\n"
+                 "    ExecutionEngine, that memory is the caller's array, which the call would\n"
+                 '    then change; and a function returning such an argument leaves an\n'
+                 '    `unrealized_conversion_cast` that LLVM translation rejects. This pass\n'
+                 '    sets `bufferization.writable = false` on every tensor argument of the\n'
+                 '    public functions with a body, so bufferization copies instead.',
+  'module': 'read_only_arguments',
+  'options': (),
+  'summary': 'Mark the tensor arguments of public functions read-only for bufferization',
+  'td_file': 'passes/read_only_arguments.td'})
