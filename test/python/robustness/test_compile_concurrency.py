@@ -20,9 +20,12 @@ from conftest import MODEL_INPUTS, ROOT, run_tool
 
 def start_compile(model_file, out: Path, params: Path):
     env = dict(os.environ, PYTHONPATH=str(ROOT / "python"))
+    # As from a terminal: SIGINT at its default disposition. A suite started in the background of a
+    # non-interactive shell inherits SIGINT ignored, and Python then never raises KeyboardInterrupt.
     return subprocess.Popen([sys.executable, str(ROOT / "tools" / "strata-compile"), f"{model_file}:Net", "-o", str(out),
                              "--params", str(params), "-q"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            env=env, start_new_session=True)
+                            env=env, start_new_session=True,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
 
 
 def leftovers(directory: Path) -> list[str]:
