@@ -1,6 +1,7 @@
 """The ExecutionEngine calling convention: arguments, several results, ownership, bad inputs."""
 
 import os
+import resource
 
 import numpy as np
 import pytest
@@ -91,6 +92,21 @@ def test_no_leak_over_1000_calls():
     assert first[0, 0] == 2.0
     growth = _resident_bytes() - before
     assert growth < 32 << 20, f"resident memory grew by {growth >> 20} MiB over 1,000 calls"
+
+
+def test_repeated_calls_reuse_freed_buffers():
+    """Each call mallocs and frees 2 x 4 MiB. glibc's defaults unmap such blocks on free (or trim
+    them off the heap), so each call faulted its 2,048 pages in again; they are kept for reuse."""
+    compiled = _compile(SAME_RESULT_TWICE.replace("256x256", "1024x1024"))
+    a = np.ones((1024, 1024), dtype=np.float32)
+    for _ in range(3):
+        compiled.run_numpy(a)
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
+    for _ in range(20):
+        first, second = compiled.run_numpy(a)
+        del first, second
+    faults = resource.getrusage(resource.RUSAGE_SELF).ru_minflt - before
+    assert faults < 2000, f"{faults} page faults over 20 calls"
 
 
 @pytest.mark.parametrize(
