@@ -2,18 +2,21 @@
 // RUN: %python -m strata.pipelines linalg-to-llvm --option parallel=none --stop-after=serial %s | FileCheck %s --check-prefix=SERIAL
 // RUN: %python -m strata.pipelines linalg-to-llvm %s | FileCheck %s --check-prefix=LLVM
 
-// The 256 rows of this matmul are four blocks of 64 that run as an OpenMP parallel loop; with
-// parallel=none the same blocks run in sequence. Inside a block the cache and register tiles
-// are the same either way.
+// The 256 rows of this matmul are six blocks of 42 and 4 rows: the copy of B into panels and
+// the row blocks are OpenMP parallel loops, in one region (strata-merge-omp-parallel: each
+// wsloop's barrier orders them); the last 4 rows run in sequence. With parallel=none every
+// loop runs in sequence. Inside a block the register tiles are the same either way.
 // OMP-LABEL: func.func @matmul
 // OMP: omp.parallel
 // OMP: omp.wsloop
+// OMP: omp.wsloop
 // OMP: scf.for
 // OMP: vector.contract
+// OMP-NOT: omp.parallel
 
 // SERIAL-LABEL: func.func @matmul
 // SERIAL-NOT: omp.
-// SERIAL: scf.for %{{.*}} = %c0 to %c4 step %c1
+// SERIAL: scf.for %{{.*}} = %c0 to %c6 step %c1
 // SERIAL: vector.contract
 
 // The omp ops stay, on llvm types: LLVM IR translation turns them into __kmpc_fork_call.

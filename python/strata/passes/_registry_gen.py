@@ -62,22 +62,53 @@ PASSES = ({'anchor': 'builtin.module',
   'summary': 'Lower every strata op to linalg on tensors',
   'td_file': 'passes/lower_to_linalg.td'},
  {'anchor': 'func.func',
+  'argument': 'strata-merge-omp-parallel',
+  'description': '`convert-scf-to-openmp` turns each parallel loop into its own\n'
+                 "    `omp.parallel` region. Every region start wakes the runtime's worker\n"
+                 '    threads; with `OMP_WAIT_POLICY=PASSIVE` (idle workers sleep at once) a\n'
+                 '    wake-up costs tens to hundreds of microseconds on a virtual machine, and\n'
+                 '    a packed matmul (B copied into panels, then multiplied) pays it twice a\n'
+                 '    call. This pass merges an `omp.parallel` into the one before it in the\n'
+                 '    same block when nothing between them but allocations, constants and\n'
+                 '    memref views (moved in front of the first region): the merged region\n'
+                 "    runs the first region's body and then the second's, as\n"
+                 '    `#pragma omp parallel { #pragma omp for ...; #pragma omp for ... }`\n'
+                 '    would. Each `omp.wsloop` keeps its implicit barrier, so no thread starts\n'
+                 '    the second loop before every thread has finished the first. Regions with\n'
+                 '    operands (a thread count, an `if`, private or reduction variables) are\n'
+                 '    left alone, and so is any region after an op that reads or writes\n'
+                 '    memory.',
+  'module': 'merge_omp_parallel',
+  'options': (),
+  'summary': 'Merge consecutive omp.parallel regions into one, the loops separated by their '
+             'barriers',
+  'td_file': 'passes/merge_omp_parallel.td'},
+ {'anchor': 'func.func',
   'argument': 'strata-pack-matmul',
   'description': "The upstream CPU route's register tile (pipelines/transforms/cpu.mlir)\n"
-                 '    keeps a rows x `panel` block of C in vector registers and, at each step\n'
-                 '    of the reduction, reads one `panel`-wide row of B. In a row-major B those\n'
-                 '    rows are a whole row of B apart: with power-of-two widths every step maps\n'
-                 '    to the same L1 cache set, and the tile waits on L2. This pass copies B\n'
-                 '    once into panels, `[N/panel][K][panel]`, so the reduction reads it\n'
-                 '    contiguously, and computes C in place viewed as `[M][N/panel][panel]`\n'
-                 '    (a reshape, no copy).\n'
+                 '    keeps 6 rows x `panel` columns of C in vector registers (twelve AVX2\n'
+                 '    accumulators) and, at each step of the reduction, reads one `panel`-wide\n'
+                 '    row of B. In a row-major B those rows are a whole row of B apart: with\n'
+                 '    power-of-two widths every step maps to the same L1 cache set, and the\n'
+                 '    tile waits on L2. This pass copies B once into panels,\n'
+                 '    `[batch][N/panel][K][panel]` (a `linalg.transpose` marked\n'
+                 '    `strata.panel_pack`), so the reduction reads it contiguously, and views\n'
+                 '    A and C (reshapes of slices, no copies) as blocks of whole 6-row tiles:\n'
+                 '    `[batch][blocks][rows][K]` and `[batch][blocks][rows][N/panel][panel]`.\n'
+                 '    The rows are cut into three pieces, each a `linalg.generic` marked\n'
+                 '    `strata.panel_matmul` over loops (batch, block, row, panel, k, column):\n'
+                 '    blocks of 5-10 tiles (the size that shares out best over two threads),\n'
+                 '    one block of the tiles left over, and one block of the last M % 6 rows.\n'
+                 '    A `linalg.matmul` is computed as a batch of one, so the transform script\n'
+                 '    knows one form. When C is a `linalg.fill` of a constant, each piece\n'
+                 '    fills its own rows (`strata.panel_init`) in a new tensor, which the\n'
+                 '    transform script fuses into the register tiles: the tiles start from\n'
+                 "    zeros in registers, and C's separate fill and its read-back are gone.\n"
                  '\n'
                  '    Rewritten: `linalg.matmul` and `linalg.batch_matmul` on floats with the\n'
                  '    default indexing maps, static shapes, N a multiple of `panel` and at\n'
                  '    least `min-rows` rows (fewer rows read B about once anyway, and a\n'
-                 '    matrix-vector product would only pay for the copy). The copy is a\n'
-                 '    `linalg.transpose` and the product a `linalg.generic`, both marked\n'
-                 '    (`strata.panel_pack`, `strata.panel_matmul`) for the transform script.',
+                 '    matrix-vector product would only pay for the copy).',
   'module': 'pack_matmul',
   'options': ({'default': '16',
                'description': 'Columns of B per panel: the width of the register tile',
@@ -89,7 +120,8 @@ PASSES = ({'anchor': 'builtin.module',
                'is_list': False,
                'name': 'min-rows',
                'type': 'int64_t'}),
-  'summary': 'Compute static matmuls on B packed into column panels, for the CPU register tile',
+  'summary': 'Compute static matmuls on B packed into column panels and rows in blocks of 6-row '
+             'tiles, for the CPU register tile',
   'td_file': 'passes/pack_matmul.td'},
  {'anchor': 'func.func',
   'argument': 'strata-raise-torch',

@@ -1,21 +1,27 @@
-"""strata-pack-matmul: static matmuls computed on B packed into column panels (passes/pack_matmul.td).
+"""strata-pack-matmul: static matmuls in the shapes the CPU register tile wants (passes/pack_matmul.td).
 
-The CPU register tile reads one panel-wide row of B per reduction step; in a row-major B with a
-power-of-two width those rows share one L1 cache set. Copying B once into `[N/panel][K][panel]`
-makes the reads contiguous: f32 matmul on the upstream route, copy included, 1024^3 went from 44
-to 66 GFLOP/s on one thread and from 86 to 130 on two, 2048^3 from 84 to 141 on two (OpenBLAS: 88,
-170, 175), medians of 7 calls, 2026-11-29. C is computed in place through a reshape.
+Each choice measured on f32 1024^3, the upstream route against OpenBLAS in the same process.
+B: the register tile reads one 16-wide row of B per reduction step, and in a row-major B with a
+power-of-two width those rows share one L1 cache set; B copied into panels, `[N/16][K][16]`, is
+read contiguously (one thread: 44 -> 66 GFLOP/s). Rows: the tile keeps 6 x 16 of C in twelve
+AVX2 accumulators, four more than the FMA latency needs hidden (4 x 16 had eight: 64 -> 81-90
+GFLOP/s); six does not divide power-of-two row counts, so A and C are viewed as blocks of whole
+6-row tiles (a reshape, no copy) and the rows left over become matmuls of their own on slices.
+Zeros: a C that starts as a constant is filled per register tile by the transform
+script instead of by a pass over all of C that the matmul reads back (two threads: ~165 -> ~178
+GFLOP/s; OpenBLAS ~180). A `linalg.matmul` is handled as a batch of one, so the transform script
+knows one form.
 """
 
 from torch_mlir import ir, rewrite
 
 from strata.ir_splice import splice
 
-# (loop names, A, B panels, C panels) per op; `n1` counts panels, `n0` is the column in a panel.
-_FORMS = {
-    "linalg.matmul": (["m", "n1", "k", "n0"], "m, k", "n1, k, n0", "m, n1, n0"),
-    "linalg.batch_matmul": (["b", "m", "n1", "k", "n0"], "b, m, k", "b, n1, k, n0", "b, m, n1, n0"),
-}
+# The loops (`b` the batch, `mb` counting row blocks, `m` the row in a block, `n1` counting
+# panels, `n0` the column in a panel), then the maps of A's blocks, of B's panels and of C's blocks.
+_LOOPS = ["b", "mb", "m", "n1", "k", "n0"]
+_A_MAP, _PANELS_MAP, _C_MAP = "b, mb, m, k", "b, n1, k, n0", "b, mb, m, n1, n0"
+_OPS = ("linalg.matmul", "linalg.batch_matmul")
 # The ops' default indexing maps; explicit other ones (a transposed or broadcast operand) are left.
 _DEFAULT_MAPS = {
     "linalg.matmul": "[affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d2, d1)>, "
@@ -23,14 +29,42 @@ _DEFAULT_MAPS = {
     "linalg.batch_matmul": "[affine_map<(d0, d1, d2, d3) -> (d0, d1, d3)>, affine_map<(d0, d1, d2, d3) -> (d0, d3, d2)>, "
     "affine_map<(d0, d1, d2, d3) -> (d0, d1, d2)>]",
 }
+# Rows of the register tile (cpu.mlir tiles the `m` loop by this), and the row blocks tried, in
+# tiles: a block of A (5-10 tiles x the reduction) stays in L2 while a slab of B's panels passes
+# it; blocks are what the threads share out.
+_TILE_ROWS = 6
+_BLOCK_TILES = range(5, 11)
 
 
 def _tensor(shape, elt) -> str:
     return f"tensor<{'x'.join(map(str, shape))}x{elt}>"
 
 
+def row_pieces(m: int) -> list[tuple[int, int, int]]:
+    """`(first row, blocks, rows per block)` covering `m` rows: whole blocks of whole 6-row tiles,
+    then one block of the tiles left over, then the last rows (fewer than 6) as one block.
+
+    The block size minimizes the tiles one of two threads computes (its half of the blocks, and
+    the leftover tiles, which run alone), then is the largest: 1024 rows are 34 blocks of 30 and 4
+    rows; 2048 are 34 blocks of 60, 6 rows and 2 rows; 128 are 2 blocks of 60, 6 rows and 2 rows.
+    """
+    tiles, last = divmod(m, _TILE_ROWS)
+    if tiles < _BLOCK_TILES[0]:
+        per_block = max(tiles, 1)
+    else:
+        per_block = min(_BLOCK_TILES, key=lambda b: (-(-(tiles // b) // 2) * b + tiles % b, -b))
+    blocks, spare = divmod(tiles, per_block)
+    pieces, start = [], 0
+    for count, rows in ((blocks, per_block * _TILE_ROWS), (1, spare * _TILE_ROWS), (1, last)):
+        if count and rows:
+            pieces.append((start, count, rows))
+            start += count * rows
+    return pieces
+
+
 def _panel_text(op: ir.Operation, panel: int, min_rows: int) -> str | None:
-    """`@lowered` computing `op` on panels of B, or None where the rewrite does not apply."""
+    """`@lowered` computing `op` on panels of B and blocks of rows, or None where the rewrite does
+    not apply."""
     a, b, c = (v.type for v in op.operands)
     types = (a, b, c)
     if not all(isinstance(t, ir.RankedTensorType) and t.has_static_shape for t in types):
@@ -44,40 +78,75 @@ def _panel_text(op: ir.Operation, panel: int, min_rows: int) -> str | None:
     n = b.shape[-1]
     if n % panel or m < min_rows:
         return None
-    loops, a_map, b_map, c_map = _FORMS[op.name]
-    nb = len(batch)
-    lead = batch or [1]  # the copy always has a leading (batch) dim, so one transform rule tiles it
+    nb = batch[0] if batch else 1
     n1 = n // panel
-    b4, packed4 = _tensor([*lead, k, n1, panel], elt), _tensor([*lead, n1, k, panel], elt)
-    packed = _tensor([*batch, n1, k, panel], elt)
-    c3 = _tensor([*batch, m, n1, panel], elt)
-    b_expand = [[0], [1], [2, 3]] if batch else [[0, 1], [2, 3]]
-    packed_collapse = "" if batch else (
-        f"\n  %panels = tensor.collapse_shape %panels4 [[0, 1], [2], [3]] : {packed4} into {packed}"
-    )
-    panels = "%panels4" if batch else "%panels"
-    c_groups = [[i] for i in range(nb)] + [[nb], [nb + 1, nb + 2]]
-    iterators = ", ".join('"reduction"' if name == "k" else '"parallel"' for name in loops)
-    dims = ", ".join(loops)
-    return f"""
-func.func @lowered(%a: {a}, %b: {b}, %c: {c}) -> {c} {{
-  %b4 = tensor.expand_shape %b {b_expand} output_shape [{', '.join(map(str, [*lead, k, n1, panel]))}] : {b} into {b4}
-  %empty = tensor.empty() : {packed4}
-  %panels4 = linalg.transpose ins(%b4 : {b4}) outs(%empty : {packed4}) permutation = [0, 2, 1, 3] {{strata.panel_pack}}{packed_collapse}
-  %c3 = tensor.expand_shape %c {c_groups} output_shape [{', '.join(map(str, [*batch, m, n1, panel]))}] : {c} into {c3}
-  %r = linalg.generic {{indexing_maps = [affine_map<({dims}) -> ({a_map})>, affine_map<({dims}) -> ({b_map})>,
-                                         affine_map<({dims}) -> ({c_map})>],
-                        iterator_types = [{iterators}]}}
-      ins(%a, {panels} : {a}, {packed}) outs(%c3 : {c3}) attrs = {{strata.panel_matmul}} {{
-  ^bb0(%x: {elt}, %y: {elt}, %acc: {elt}):
-    %p = arith.mulf %x, %y : {elt}
-    %s = arith.addf %acc, %p : {elt}
-    linalg.yield %s : {elt}
-  }} -> {c3}
-  %out = tensor.collapse_shape %r {c_groups} : {c3} into {c}
-  return %out : {c}
-}}
-"""
+    t = lambda *shape: _tensor(shape, elt)  # noqa: E731
+    dims = ", ".join(_LOOPS)
+    iterators = ", ".join('"reduction"' if name == "k" else '"parallel"' for name in _LOOPS)
+    lines = [f"func.func @lowered(%a: {a}, %b: {b}, %c: {c}) -> {c} {{"]
+    if batch:
+        lines.append(f"  %b3 = tensor.expand_shape %b [[0], [1], [2, 3]] output_shape [{nb}, {k}, {n1}, {panel}] : {b} into {t(nb, k, n1, panel)}")
+        a3, c3, init = "%a", "%c", "%c"
+    else:  # a batch of one
+        lines += [
+            f"  %a3 = tensor.expand_shape %a [[0, 1], [2]] output_shape [1, {m}, {k}] : {a} into {t(1, m, k)}",
+            f"  %b3 = tensor.expand_shape %b [[0, 1], [2, 3]] output_shape [1, {k}, {n1}, {panel}] : {b} into {t(1, k, n1, panel)}",
+            f"  %c3 = tensor.expand_shape %c [[0, 1], [2]] output_shape [1, {m}, {n}] : {c} into {t(1, m, n)}",
+        ]
+        a3, c3, init = "%a3", "%c3", "%c3"
+    fill = _constant_fill(op.operands[2])
+    if fill is not None:  # every row is filled and accumulated by its piece: C's own fill is not needed
+        init = "%dest"
+        lines += [f"  %dest = tensor.empty() : {t(nb, m, n)}", f"  %zero = arith.constant {fill}"]
+    lines += [
+        f"  %empty = tensor.empty() : {t(nb, n1, k, panel)}",
+        f"  %panels = linalg.transpose ins(%b3 : {t(nb, k, n1, panel)}) outs(%empty : {t(nb, n1, k, panel)})"
+        " permutation = [0, 2, 1, 3] {strata.panel_pack}",
+    ]
+    result = init
+    for i, (start, blocks, rows) in enumerate(row_pieces(m)):
+        span = blocks * rows
+        c_tiles = t(nb, blocks, rows, n1, panel)
+        lines += [
+            f"  %a{i} = tensor.extract_slice {a3}[0, {start}, 0] [{nb}, {span}, {k}] [1, 1, 1] : {t(nb, m, k)} to {t(nb, span, k)}",
+            f"  %ab{i} = tensor.expand_shape %a{i} [[0], [1, 2], [3]] output_shape [{nb}, {blocks}, {rows}, {k}] : {t(nb, span, k)} into {t(nb, blocks, rows, k)}",
+            f"  %c{i} = tensor.extract_slice {result}[0, {start}, 0] [{nb}, {span}, {n}] [1, 1, 1] : {t(nb, m, n)} to {t(nb, span, n)}",
+            f"  %cb{i} = tensor.expand_shape %c{i} [[0], [1, 2], [3, 4]] output_shape [{nb}, {blocks}, {rows}, {n1}, {panel}] : {t(nb, span, n)} into {c_tiles}",
+        ]
+        out = f"%cb{i}"
+        if fill is not None:
+            lines.append(f"  %cf{i} = linalg.fill {{strata.panel_init}} ins(%zero : {elt}) outs(%cb{i} : {c_tiles}) -> {c_tiles}")
+            out = f"%cf{i}"
+        lines += [
+            f"  %r{i} = linalg.generic {{indexing_maps = [affine_map<({dims}) -> ({_A_MAP})>, affine_map<({dims}) -> ({_PANELS_MAP})>,",
+            f"                                          affine_map<({dims}) -> ({_C_MAP})>], iterator_types = [{iterators}]}}",
+            f"      ins(%ab{i}, %panels : {t(nb, blocks, rows, k)}, {t(nb, n1, k, panel)}) outs({out} : {c_tiles}) attrs = {{strata.panel_matmul}} {{",
+            f"  ^bb0(%x: {elt}, %y: {elt}, %acc: {elt}):",
+            f"    %p = arith.mulf %x, %y : {elt}",
+            f"    %s = arith.addf %acc, %p : {elt}",
+            f"    linalg.yield %s : {elt}",
+            f"  }} -> {c_tiles}",
+            f"  %o{i} = tensor.collapse_shape %r{i} [[0], [1, 2], [3, 4]] : {c_tiles} into {t(nb, span, n)}",
+            f"  %u{i} = tensor.insert_slice %o{i} into {result}[0, {start}, 0] [{nb}, {span}, {n}] [1, 1, 1] : {t(nb, span, n)} into {t(nb, m, n)}",
+        ]
+        result = f"%u{i}"
+    if not batch:
+        lines.append(f"  %out = tensor.collapse_shape {result} [[0, 1], [2]] : {t(1, m, n)} into {c}")
+        result = "%out"
+    lines += [f"  return {result} : {c}", "}"]
+    return "\n".join(lines) + "\n"
+
+
+def _constant_fill(init: ir.Value) -> str | None:
+    """The constant (`0.000000e+00 : f32`) that `linalg.fill` writes into `init`, if it does."""
+    fill = init.owner if isinstance(init, ir.OpResult) else None
+    if fill is None or fill.name != "linalg.fill":
+        return None
+    value = fill.operands[0]
+    constant = value.owner if isinstance(value, ir.OpResult) else None
+    if constant is None or constant.name != "arith.constant":
+        return None
+    return str(constant.attributes["value"])
 
 
 def run(op: ir.Operation, options) -> None:
@@ -89,6 +158,6 @@ def run(op: ir.Operation, options) -> None:
         return False
 
     patterns = rewrite.RewritePatternSet()
-    for name in _FORMS:
+    for name in _OPS:
         patterns.add(name, pack)
     rewrite.apply_patterns_and_fold_greedily(op, patterns.freeze())

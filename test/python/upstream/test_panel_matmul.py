@@ -1,7 +1,8 @@
-"""Matmuls on the strata-pack-matmul path (B in 16-column panels) against numpy, through the
-ExecutionEngine: plain and batched, a B that is a runtime argument and one that is a constant,
-a C argument accumulated into (and left unchanged for the caller), and row counts that are not a
-multiple of the register or row-block tiles."""
+"""Matmuls on the strata-pack-matmul path (B in 16-column panels, rows in blocks of 6-row tiles)
+against numpy, through the ExecutionEngine: plain and batched, a B that is a runtime argument and
+one that is a constant, a C argument accumulated into (and left unchanged for the caller), a C
+that starts at zero (its fill tiled into the register tiles), row counts that leave a block of
+spare tiles and a few last rows, and reductions longer than 1024 (slabs of 32 panels)."""
 
 import numpy as np
 import pytest
@@ -28,6 +29,22 @@ func.func @main(%a: tensor<{m}x{k}xf32>, %b: tensor<{k}x{n}xf32>, %c: tensor<{m}
     given = c.copy()
     np.testing.assert_allclose(model.run_numpy(a, b, c)[0], c + a @ b, rtol=1e-5, atol=1e-4)
     np.testing.assert_array_equal(c, given)  # the caller's array is an input, not scratch space
+
+
+@pytest.mark.parametrize("m,k,n", [(64, 32, 16), (128, 1040, 48), (2048 // 16, 96, 2048)])
+def test_matmul_from_zero(m, k, n):
+    model = _compile(f"""
+func.func @main(%a: tensor<{m}x{k}xf32>, %b: tensor<{k}x{n}xf32>) -> tensor<{m}x{n}xf32> {{
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<{m}x{n}xf32>
+  %c = linalg.fill ins(%zero : f32) outs(%e : tensor<{m}x{n}xf32>) -> tensor<{m}x{n}xf32>
+  %r = linalg.matmul ins(%a, %b : tensor<{m}x{k}xf32>, tensor<{k}x{n}xf32>) outs(%c : tensor<{m}x{n}xf32>) -> tensor<{m}x{n}xf32>
+  return %r : tensor<{m}x{n}xf32>
+}}""")
+    rng = np.random.default_rng(2)
+    a, b = rng.standard_normal((m, k), dtype=np.float32), rng.standard_normal((k, n), dtype=np.float32)
+    for _ in range(2):  # a second call gets reused buffers: every element must be written again
+        np.testing.assert_allclose(model.run_numpy(a, b)[0], a @ b, rtol=1e-4, atol=1e-3)
 
 
 def test_batch_matmul_with_a_constant_b():
