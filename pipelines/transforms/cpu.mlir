@@ -46,8 +46,10 @@ module attributes {transform.with_named_sequence} {
   // starts as a constant, written by the fill `strata.panel_init`. Tiled as BLAS libraries block
   // a matmul: slabs of B's panels in sequence, 64 of them (1024 columns) or, when the reduction is
   // longer than 1024, 32, so that a slab (at most 4 MiB up to K = 2048) stays in L3 while every
-  // row block passes it; the row blocks of a slab in an scf.forall (threads share them out; a
-  // block of A stays in L2 while the slab passes); per panel and 6-row tile, the whole reduction
+  // row block passes it; row blocks x groups of 8 panels of a slab in an scf.forall (threads
+  // share them out block by block, so a block of A stays in L2 while the slab passes, and a
+  // piece of a single block, the last rows, still spreads over the threads); per panel and
+  // 6-row tile, the whole reduction
   // in a 6 x 16 register tile: twelve 8-float accumulators, four more than the FMA latency needs
   // hidden (4 x 16 had eight and ran 20-30% slower). The fill is tiled with the slabs, the row
   // blocks and the register tiles, so each tile starts from zeros in registers instead of a pass
@@ -88,7 +90,7 @@ module attributes {transform.with_named_sequence} {
                                                    %slab_loop: !transform.any_op {transform.readonly}) {
     %slab_fill = transform.structured.match attributes{"strata.panel_init"} in %slab_loop
       : (!transform.any_op) -> !transform.any_op
-    %rows, %rows_loop = transform.structured.tile_using_forall %slab tile_sizes [1, 1, 0, 0, 0, 0]
+    %rows, %rows_loop = transform.structured.tile_using_forall %slab tile_sizes [1, 1, 0, 8, 0, 0]
       : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
     %block_fill, %rows_loop2 = transform.structured.fuse_into_containing_op %slab_fill into %rows_loop
       : (!transform.any_op, !transform.any_op) -> (!transform.any_op, !transform.any_op)
