@@ -2,9 +2,10 @@
 // for the host CPU. The pipeline runner inserts these sequences into the module for the stages
 // that name this file, and removes them afterwards.
 //
-// A contraction (any linalg op whose body multiplies and accumulates: linalg.matmul, batched
-// matmuls, the generics that strata-lower-to-linalg writes for linear layers) is tiled three
-// times: blocks of 64 rows in an scf.forall (the pipeline runs them on OpenMP threads or in
+// The matmuls strata-pack-matmul rewrote have their own rules (below: 6x16 register tiles on
+// panels of B). Any other contraction (a linalg op whose body multiplies and accumulates: the
+// generics that strata-lower-to-linalg writes for linear layers, matmuls with transposed or
+// dynamic operands) is tiled three times: blocks of 64 rows in an scf.forall (the pipeline runs them on OpenMP threads or in
 // sequence), a cache tile (256 columns x 256 of the reduction) that keeps a panel of B in L2,
 // then a register tile of 4 x 16 with one reduction step, whose 4x16 accumulator stays in vector
 // registers while the reduction loop runs; the contraction then lowers to one broadcast-FMA

@@ -40,6 +40,10 @@ def _tensor(shape, elt) -> str:
     return f"tensor<{'x'.join(map(str, shape))}x{elt}>"
 
 
+def _ceil_div(a: int, b: int) -> int:
+    return -(-a // b)
+
+
 def row_pieces(m: int) -> list[tuple[int, int, int]]:
     """`(first row, blocks, rows per block)` covering `m` rows: whole blocks of whole 6-row tiles,
     then one block of the tiles left over, then the last rows (fewer than 6) as one block.
@@ -52,7 +56,7 @@ def row_pieces(m: int) -> list[tuple[int, int, int]]:
     if tiles < _BLOCK_TILES[0]:
         per_block = max(tiles, 1)
     else:
-        per_block = min(_BLOCK_TILES, key=lambda b: (-(-(tiles // b) // 2) * b + tiles % b, -b))
+        per_block = min(_BLOCK_TILES, key=lambda b: (_ceil_div(tiles // b, 2) * b + tiles % b, -b))
     blocks, spare = divmod(tiles, per_block)
     pieces, start = [], 0
     for count, rows in ((blocks, per_block * _TILE_ROWS), (1, spare * _TILE_ROWS), (1, last)):
@@ -80,7 +84,10 @@ def _panel_text(op: ir.Operation, panel: int, min_rows: int) -> str | None:
         return None
     nb = batch[0] if batch else 1
     n1 = n // panel
-    t = lambda *shape: _tensor(shape, elt)  # noqa: E731
+
+    def t(*shape):
+        return _tensor(shape, elt)
+
     dims = ", ".join(_LOOPS)
     iterators = ", ".join('"reduction"' if name == "k" else '"parallel"' for name in _LOOPS)
     lines = [f"func.func @lowered(%a: {a}, %b: {b}, %c: {c}) -> {c} {{"]
