@@ -2,7 +2,9 @@
 
 A packed matmul on the upstream route was two regions a call (the copy of B into panels, then
 the product), and with sleeping workers each region start is a wake-up: at two threads the
-1024^3 matmul kept the second core busy 1.87 of 2 seconds a second, OpenBLAS 1.98.
+1024^3 matmul used 1.87 CPUs on average where OpenBLAS used 1.98; merged, the matmul went from
+0.95x to 0.99x OpenBLAS's speed. Region bodies have no block arguments when the region has no
+operands (no private or reduction variables), so their ops move as they are.
 """
 
 from torch_mlir import ir
