@@ -37,9 +37,14 @@ class CompileOptions:
         return get_target(self.target)
 
 
-def iree_flags(options: CompileOptions, *, has_conv: bool = True, f64_at_boundary: bool = True) -> list[str]:
-    """The iree-compile flags for `options`; `has_conv` gates conv-only tuned defaults, and
-    `f64_at_boundary` (unknown counts as True) whether f64 may be demoted inside the model."""
+# Traits assumed where no IR is at hand: every model-limited default but the matrix-vector one.
+UNKNOWN_MODEL = frozenset({"conv", "matrix"})
+
+
+def iree_flags(options: CompileOptions, *, traits: frozenset[str] = UNKNOWN_MODEL, f64_at_boundary: bool = True) -> list[str]:
+    """The iree-compile flags for `options`; `traits` (`model_traits` of the IR) gate the tuned
+    defaults limited to some models, and `f64_at_boundary` (unknown counts as True) whether f64
+    may be demoted inside the model."""
     target = options.resolved_target()
     chip = target.chip(options.chip)
     flags = list(target.flags)
@@ -47,7 +52,7 @@ def iree_flags(options: CompileOptions, *, has_conv: bool = True, f64_at_boundar
     flags += chip.flags
     if options.tuned:
         for tuned in target.tuned:
-            if tuned.applies_to == "all" or has_conv:
+            if tuned.applies_to == "all" or tuned.applies_to in traits:
                 flags += tuned.flags
     # Keep the model's dtypes: IREE demotes f64 to f32 by default, which corrupts f64 results.
     # Chips without 64-bit arithmetic demote (compile_ir refuses 64-bit types at the boundary),
@@ -78,8 +83,36 @@ def _with_executable_target(text: str, device: str, executable_target: str) -> s
     return text[: match.end()] + f" attributes {{{device_attr}}}" + text[match.end() :]
 
 
-def _is_conv_model(text: str) -> bool:
-    return "convolution" in text or "linalg.conv" in text
+# Result types of matmul-like ops: torch's (`-> !torch.vtensor<[1,2048],f32>`) and linalg's
+# named ops (`outs(%c : tensor<1x2048xf32>)`).
+_TORCH_MATMUL = re.compile(r"torch\.aten\.(mm|addmm|matmul|bmm|baddbmm|linear)\b[^\n]*-> !torch\.vtensor<\[([^\]]*)\]")
+_LINALG_MATMUL = re.compile(r"linalg\.(matmul|batch_matmul|matvec|vecmat)\b[^\n]*outs\([^:]*:\s*tensor<([^>]*)>")
+
+
+def _rows(op: str, dims: list[str]) -> int | None:
+    """Rows of a matmul's result (per batch), or None where a size is dynamic."""
+    if op in ("matvec", "vecmat") or len(dims) < 2:
+        return 1
+    rows = dims[:-1] if op == "linear" else dims[-2:-1]
+    if any(not d.isdigit() for d in rows):
+        return None
+    product = 1
+    for d in rows:
+        product *= int(d)
+    return product
+
+
+def model_traits(text: str) -> frozenset[str]:
+    """The MODEL_TRAITS (targets.py) of torch- or linalg-dialect IR text."""
+    traits = set()
+    if "convolution" in text or "linalg.conv" in text:
+        traits.add("conv")
+    rows = [_rows(op, [d.strip() for d in dims.split(",")]) for op, dims in _TORCH_MATMUL.findall(text)]
+    rows += [_rows(op, dims.split("x")[:-1]) for op, dims in _LINALG_MATMUL.findall(text)]
+    # Convolutions become matmuls of many rows (im2col), whatever a classifier at the end computes.
+    only_vectors = rows and all(r == 1 for r in rows) and "conv" not in traits
+    traits.add("matvec" if only_vectors else "matrix")
+    return frozenset(traits)
 
 
 def compile_ir(text: str, options: CompileOptions, *, input_type: str = "torch") -> bytes:
@@ -111,7 +144,7 @@ def _run_compiler(text: str, options: CompileOptions, input_type: str) -> bytes:
 
     signature = re.search(r'strata\.inputs = "([^"]*)", strata\.outputs = "([^"]*)"', text)
     f64_at_boundary = signature is None or "f64" in signature.group(1) + signature.group(2)
-    flags = iree_flags(options, has_conv=_is_conv_model(text), f64_at_boundary=f64_at_boundary)
+    flags = iree_flags(options, traits=model_traits(text), f64_at_boundary=f64_at_boundary)
     try:
         return ireec.compile_str(text, input_type=input_type, extra_args=flags)
     except ireec.CompilerToolError as e:

@@ -27,6 +27,11 @@ class Chip:
     bits64: bool = True  # False: no f64/i64 arithmetic (IREE then demotes them to 32 bits)
 
 
+# What a tuned default may be limited to (`applies_to`): models with convolutions; models whose
+# matmuls all compute one row (matrix-vector products: a batch-1 MLP); models with wider matmuls.
+MODEL_TRAITS = ("conv", "matvec", "matrix")
+
+
 @dataclass(frozen=True)
 class TunedDefault:
     """A flag set strata turns on by default, with the measurement that earned it its place."""
@@ -34,7 +39,7 @@ class TunedDefault:
     name: str
     flags: tuple[str, ...]
     benchmark: str
-    applies_to: str = "all"  # "all", or "conv" for defaults that only matter with convolutions
+    applies_to: str = "all"  # "all", or one of MODEL_TRAITS: models with convolutions, only matrix-vector products, or wider matmuls
 
 
 @dataclass(frozen=True)
@@ -115,8 +120,8 @@ def _parse_target(path: Path) -> Target:
         if not benchmark.strip():
             raise StrataError(f"{entry_where}: a tuned default needs the benchmark figure behind it")
         applies_to = entry.get("applies_to", "all")
-        if applies_to not in ("all", "conv"):
-            raise StrataError(f"{entry_where}: applies_to must be 'all' or 'conv'")
+        if applies_to != "all" and applies_to not in MODEL_TRAITS:
+            raise StrataError(f"{entry_where}: applies_to must be 'all' or one of {', '.join(MODEL_TRAITS)}")
         tuned.append(
             TunedDefault(
                 _require(entry, "name", str, entry_where),

@@ -3,7 +3,7 @@
 import pytest
 
 from strata.errors import StrataError
-from strata.iree_compile import CompileOptions, iree_flags
+from strata.iree_compile import CompileOptions, iree_flags, model_traits
 from strata.targets import _parse_target, all_targets, get_target
 
 
@@ -35,11 +35,45 @@ def test_flags_use_current_iree_spellings():
 
 def test_conv_only_defaults_apply_to_conv_models_only():
     flag = "--iree-global-opt-use-im2col-for-convs=true"
-    assert flag in iree_flags(CompileOptions("llvm-cpu"), has_conv=True)
-    assert flag not in iree_flags(CompileOptions("llvm-cpu"), has_conv=False)
-    assert flag not in iree_flags(CompileOptions("llvm-cpu", tuned=False), has_conv=True)
+    assert flag in iree_flags(CompileOptions("llvm-cpu"), traits=frozenset({"conv", "matrix"}))
+    assert flag not in iree_flags(CompileOptions("llvm-cpu"), traits=frozenset({"matrix"}))
+    assert flag not in iree_flags(CompileOptions("llvm-cpu", tuned=False), traits=frozenset({"conv", "matrix"}))
     # Measured slower on top of im2col (targets/llvm-cpu.toml), so not a default.
-    assert not any("convert-conv-to-channels-last" in f for f in iree_flags(CompileOptions("llvm-cpu"), has_conv=True))
+    assert not any("convert-conv-to-channels-last" in f for f in iree_flags(CompileOptions("llvm-cpu")))
+
+
+def test_matvec_models_get_the_ukernel_and_the_rest_codegen():
+    matrix = iree_flags(CompileOptions("llvm-cpu"), traits=frozenset({"matrix"}))
+    matvec = iree_flags(CompileOptions("llvm-cpu"), traits=frozenset({"matvec"}))
+    assert "--iree-llvmcpu-enable-ukernels=none" in matrix and "--iree-llvmcpu-enable-ukernels=all" not in matrix
+    assert "--iree-llvmcpu-enable-ukernels=all" in matvec and "--iree-llvmcpu-enable-ukernels=none" not in matvec
+    assert "--iree-opt-data-tiling=true" in matrix and "--iree-opt-data-tiling=true" in matvec
+
+
+@pytest.mark.parametrize(
+    "text,traits",
+    [
+        # A batch-1 MLP as the FX importer writes it: every product has one row.
+        ("%8 = torch.aten.mm %arg0, %7 : !torch.vtensor<[1,512],f32>, !torch.vtensor<[512,2048],f32> -> !torch.vtensor<[1,2048],f32>\n"
+         "%9 = torch.aten.addmm %b, %8, %w : !torch.vtensor<[512],f32>, !torch.vtensor<[1,2048],f32>, !torch.vtensor<[2048,512],f32> -> !torch.vtensor<[1,512],f32>",
+         {"matvec"}),
+        ("%19 = torch.aten.mm %16, %18 : !torch.vtensor<[128,256],f32>, !torch.vtensor<[256,768],f32> -> !torch.vtensor<[128,768],f32>", {"matrix"}),
+        ("%1 = torch.aten.linear %x, %w, %b : !torch.vtensor<[1,4,64],f32>, !torch.vtensor<[8,64],f32>, !torch.none -> !torch.vtensor<[1,4,8],f32>", {"matrix"}),
+        ("%1 = torch.aten.linear %x, %w, %b : !torch.vtensor<[1,1,64],f32>, !torch.vtensor<[8,64],f32>, !torch.none -> !torch.vtensor<[1,1,8],f32>", {"matvec"}),
+        ("%3 = torch.aten.bmm %1, %2 : !torch.vtensor<[4,1,64],f32>, !torch.vtensor<[4,64,8],f32> -> !torch.vtensor<[4,1,8],f32>", {"matvec"}),
+        ("%3 = torch.aten.mm %1, %2 : !torch.vtensor<[?,64],f32>, !torch.vtensor<[64,8],f32> -> !torch.vtensor<[?,8],f32>", {"matrix"}),
+        ("%1 = torch.aten.convolution %x, %w, ... -> !torch.vtensor<[1,8,30,30],f32>", {"conv", "matrix"}),
+        # A CNN's classifier has one row at batch 1; its convolutions (im2col matmuls) do not.
+        ("%1 = torch.aten.convolution %x, %w, ... -> !torch.vtensor<[1,8,30,30],f32>\n"
+         "%2 = torch.aten.mm %f, %w2 : !torch.vtensor<[1,7200],f32>, !torch.vtensor<[7200,10],f32> -> !torch.vtensor<[1,10],f32>",
+         {"conv", "matrix"}),
+        ("%r = linalg.matmul ins(%a, %b : tensor<1x64xf32>, tensor<64x8xf32>) outs(%c : tensor<1x8xf32>) -> tensor<1x8xf32>", {"matvec"}),
+        ("%r = linalg.batch_matmul ins(%a, %b : tensor<2x16x64xf32>, tensor<2x64x8xf32>) outs(%c : tensor<2x16x8xf32>) -> tensor<2x16x8xf32>", {"matrix"}),
+        ("%r = arith.addf %a, %b : f32", {"matrix"}),  # no matmul at all: nothing says it is a matrix-vector model
+    ],
+)
+def test_model_traits(text, traits):
+    assert model_traits(text) == frozenset(traits)
 
 
 @pytest.mark.parametrize(
