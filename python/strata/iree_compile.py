@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from strata.errors import StrataError
+from strata.ir_text import op_section
 from strata.targets import Target, get_target
 
 
@@ -104,6 +105,7 @@ def _rows(op: str, dims: list[str]) -> int | None:
 
 def model_traits(text: str) -> frozenset[str]:
     """The MODEL_TRAITS (targets.py) of torch- or linalg-dialect IR text."""
+    text = op_section(text)
     traits = set()
     if "convolution" in text or "linalg.conv" in text:
         traits.add("conv")

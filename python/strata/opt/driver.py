@@ -15,6 +15,7 @@ from strata.crash_guard import Reporter
 from strata.diagnostics import Diagnostic, DiagnosticCollector, print_diagnostics
 from strata.dialects.specs import DIALECTS
 from strata.errors import StrataError
+from strata.ir_text import op_section
 from strata.pass_pipeline import NestedPipeline, build_pass_manager, names_strata_pass
 
 BYTECODE_MAGIC = b"ML\xefR"
@@ -213,16 +214,10 @@ class OptDriver:
 
 
 def _op_section(data: bytes):
-    """The part of textual IR that can name ops: all of it up to the file-level `{-# ... #-}`.
-
-    FX-imported models carry their weights as hex in that trailing resource section (24 MB of a
-    25 MB file for a 60-layer LLaMA stack), and searching it three times took ~40 ms. It starts
-    at a line beginning `{-#`, which no op can: MLIR string literals cannot hold a newline.
-    """
+    """The part of textual IR that can name ops (`strata.ir_text`); bytecode as it is."""
     if data.startswith(BYTECODE_MAGIC):
         return data
-    end = data.find(b"\n{-#")
-    return data if end < 0 else data[:end]
+    return op_section(data)
 
 
 def _without_op_dumps(d: Diagnostic) -> Diagnostic:

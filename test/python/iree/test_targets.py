@@ -70,6 +70,10 @@ def test_matvec_models_get_the_ukernel_and_the_rest_codegen():
         ("%r = linalg.matmul ins(%a, %b : tensor<1x64xf32>, tensor<64x8xf32>) outs(%c : tensor<1x8xf32>) -> tensor<1x8xf32>", {"matvec"}),
         ("%r = linalg.batch_matmul ins(%a, %b : tensor<2x16x64xf32>, tensor<2x64x8xf32>) outs(%c : tensor<2x16x8xf32>) -> tensor<2x16x8xf32>", {"matrix"}),
         ("%r = arith.addf %a, %b : f32", {"matrix"}),  # no matmul at all: nothing says it is a matrix-vector model
+        # Only ops count, not the weights' resource section after them.
+        ("%8 = torch.aten.mm %a, %w : !torch.vtensor<[1,64],f32>, !torch.vtensor<[64,8],f32> -> !torch.vtensor<[1,8],f32>\n"
+         '{-#\n  dialect_resources: { builtin: { w: "0x04000000 convolution torch.aten.mm -> !torch.vtensor<[128,8],f32>" } }\n#-}',
+         {"matvec"}),
     ],
 )
 def test_model_traits(text, traits):
