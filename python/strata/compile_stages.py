@@ -18,7 +18,7 @@ from typing import Callable
 
 from strata.atomic_output import write_text_atomic
 from strata.errors import StrataError
-from strata.iree_compile import CompileOptions, annotate_signature, compile_ir
+from strata.iree_compile import CompileOptions, annotate_signature, compile_ir, model_traits
 
 STAGES = ("torch", "strata", "linalg", "vmfb")
 
@@ -116,6 +116,10 @@ def run_stages(
     started = time.perf_counter()
     annotate_signature(torch_module)
     text = finish("torch", torch_module.operation.get_asm(enable_debug_info=True), started)
+    # The tuned defaults go by the model as imported, where every matmul is a named torch op with
+    # its shape; raising may rewrite matmuls into ops model_traits does not read (contractions
+    # written as linalg.generic).
+    traits = model_traits(text)
     if stop_at == "torch":
         return text
     if raising:
@@ -133,7 +137,7 @@ def run_stages(
             text = linalg
     started = time.perf_counter()
     options = compile_options if not dump else _with_dump(compile_options, dump)
-    vmfb = compile_ir(text, options, input_type="auto" if raising else "torch")
+    vmfb = compile_ir(text, options, input_type="auto" if raising else "torch", traits=traits)
     return finish("vmfb", vmfb, started)
 
 

@@ -117,8 +117,9 @@ def model_traits(text: str) -> frozenset[str]:
     return frozenset(traits)
 
 
-def compile_ir(text: str, options: CompileOptions, *, input_type: str = "torch") -> bytes:
-    """The vmfb for torch-dialect (`input_type="torch"`) or linalg (`"auto"`) IR text."""
+def compile_ir(text: str, options: CompileOptions, *, input_type: str = "torch", traits: frozenset[str] | None = None) -> bytes:
+    """The vmfb for torch-dialect (`input_type="torch"`) or linalg (`"auto"`) IR text; `traits`
+    (default: `model_traits(text)`) pick the tuned defaults limited to some models."""
     target = options.resolved_target()
     chip = target.chip(options.chip)
     if not chip.bits64 and re.search(r'strata\.(inputs|outputs) = "[^"]*[fi]64', text):
@@ -131,7 +132,7 @@ def compile_ir(text: str, options: CompileOptions, *, input_type: str = "torch")
         text = _with_executable_target(text, device, chip.executable_target)
     if options.dump_dir is not None:
         (Path(options.dump_dir) / "dispatches").mkdir(parents=True, exist_ok=True)
-    return _run_compiler(text, options, input_type)
+    return _run_compiler(text, options, input_type, model_traits(text) if traits is None else traits)
 
 
 SYSTEM_LINKER_FLAG = "--iree-llvmcpu-link-embedded=false"
@@ -141,12 +142,12 @@ class HostLinkedModuleWarning(UserWarning):
     """A CPU module was linked by the system linker: it holds a host `.so`, not a portable ELF."""
 
 
-def _run_compiler(text: str, options: CompileOptions, input_type: str) -> bytes:
+def _run_compiler(text: str, options: CompileOptions, input_type: str, traits: frozenset[str]) -> bytes:
     from iree.compiler import tools as ireec
 
     signature = re.search(r'strata\.inputs = "([^"]*)", strata\.outputs = "([^"]*)"', text)
     f64_at_boundary = signature is None or "f64" in signature.group(1) + signature.group(2)
-    flags = iree_flags(options, traits=model_traits(text), f64_at_boundary=f64_at_boundary)
+    flags = iree_flags(options, traits=traits, f64_at_boundary=f64_at_boundary)
     try:
         return ireec.compile_str(text, input_type=input_type, extra_args=flags)
     except ireec.CompilerToolError as e:

@@ -92,3 +92,21 @@ def test_raised_iree_route_matches_eager(name):
         expected = model(*args)
     assert torch.isfinite(expected).all()
     np.testing.assert_allclose(compiled(*args).numpy(), expected.numpy(), rtol=RTOL, atol=ATOL)
+
+
+def test_raised_models_get_the_tuned_defaults_of_their_torch_ir(monkeypatch):
+    """The tuned defaults go by the imported torch IR (where a batch-1 MLP is all matrix-vector
+    products), whatever the raising pipeline makes of it, and reach the compiler for linalg."""
+    import strata.compile_stages
+
+    seen = {}
+
+    def capture(text, options, *, input_type, traits):
+        seen.update(input_type=input_type, traits=traits)
+        return b""
+
+    monkeypatch.setattr(strata.compile_stages, "compile_ir", capture)
+    mlp = nn.Sequential(nn.Linear(32, 64), nn.ReLU(), nn.Linear(64, 16)).eval()
+    module = import_torch(mlp, (torch.randn(1, 32),), [])
+    run_stages(module, CompileOptions(), StageOptions(raise_torch=True))
+    assert seen == {"input_type": "auto", "traits": frozenset({"matvec"})}
