@@ -111,7 +111,7 @@ def compile(
     externalizer = ParameterExternalizer(named_tensors=_named_tensors(model)) if params else None
     with _EXPORT_LOCK:
         module = import_torch(model, tuple(example_args), dims, hooks=externalizer)
-    vmfb = run_stages(module, compile_options, StageOptions(raise_torch=raise_torch))
+    vmfb = run_stages(module, compile_options, StageOptions(raise_torch=raise_torch, tuned_passes=not params))
     if externalizer:
         externalizer.save(params)
     runtime_device = device or get_target(target).runtime_device

@@ -8,7 +8,10 @@
 
 By default IREE compiles the torch stage itself (its own torch input conversion); with `raise_torch`
 the module goes through the strata and linalg stages first and IREE takes the linalg IR. Which is
-the default is decided by measurement (see `RAISE_BY_DEFAULT`).
+the default is decided by measurement (see `RAISE_BY_DEFAULT`). A target's tuned defaults may name
+strata passes for the linalg stage (`passes` in `targets/*.toml`); then IREE takes the linalg IR
+too, unless Torch-MLIR's linalg lowering fails on the model, where IREE's own torch input
+conversion (which covers more ops) still gets the torch IR.
 """
 
 import time
@@ -18,7 +21,7 @@ from typing import Callable
 
 from strata.atomic_output import write_text_atomic
 from strata.errors import StrataError
-from strata.iree_compile import CompileOptions, annotate_signature, compile_ir, model_traits
+from strata.iree_compile import CompileOptions, annotate_signature, compile_ir, model_traits, tuned_passes
 
 STAGES = ("torch", "strata", "linalg", "vmfb")
 
@@ -43,6 +46,9 @@ class StageOptions:
     stop_at: str = "vmfb"
     raise_torch: bool = RAISE_BY_DEFAULT
     dump_dir: Path | None = None
+    # The target's tuned strata passes; off where the linalg stage cannot take the module
+    # (weights externalized to parameters: Torch-MLIR's linalg pipeline rejects the globals).
+    tuned_passes: bool = True
 
 
 def _run_pipeline(text: str, pipeline: str, stage: str) -> str:
@@ -122,23 +128,37 @@ def run_stages(
     traits = model_traits(text)
     if stop_at == "torch":
         return text
+    passes = tuned_passes(compile_options, traits) if stage_options.tuned_passes else []
     if raising:
         started = time.perf_counter()
         text = finish("strata", _run_pipeline(text, RAISE_PIPELINE, "strata"), started)
         if stop_at == "strata":
             return text
-    if raising or stop_at == "linalg" or dump:
+    input_type = "torch"
+    if raising or passes or stop_at == "linalg" or dump:
         started = time.perf_counter()
-        pipeline = LOWER_PIPELINE if raising else TORCH_TO_LINALG_PIPELINE
-        linalg = finish("linalg", _run_pipeline(text, pipeline, "linalg"), started)
+        pipeline = _linalg_pipeline(raising, passes)
+        try:
+            linalg = finish("linalg", _run_pipeline(text, pipeline, "linalg"), started)
+        except StrataError:
+            if raising or stop_at == "linalg":
+                raise
+            linalg = None  # IREE's torch input conversion gets its chance (see the docstring)
         if stop_at == "linalg":
             return linalg
-        if raising:
-            text = linalg
+        if linalg is not None and (raising or passes):
+            text, input_type = linalg, "auto"
     started = time.perf_counter()
     options = compile_options if not dump else _with_dump(compile_options, dump)
-    vmfb = compile_ir(text, options, input_type="auto" if raising else "torch", traits=traits)
+    vmfb = compile_ir(text, options, input_type=input_type, traits=traits)
     return finish("vmfb", vmfb, started)
+
+
+def _linalg_pipeline(raising: bool, passes: list[str]) -> str:
+    stages = LOWER_PIPELINE if raising else TORCH_TO_LINALG_PIPELINE
+    if not passes:
+        return stages
+    return stages[: -len(")")] + ", " + ", ".join(passes) + ")"
 
 
 def _with_dump(options: CompileOptions, dump: Path) -> CompileOptions:

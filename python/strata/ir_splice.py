@@ -2,7 +2,8 @@
 
 strata writes lowerings as text (`strata.linalg_lowerings`): readable, and checked by MLIR's own
 parser. `splice(text, op, rewriter)` parses the text's `@lowered` function in `op`'s context,
-clones its body before `op` with the function's arguments replaced by `op`'s operands, and
+clones its body before `op` with the function's arguments replaced by `op`'s operands (or the
+values given), and
 replaces `op` with the returned value. Other functions in the text (declarations of callees) are
 there only so that the text verifies. Nested regions must be self-contained (use no value
 defined outside them), which the lowerings guarantee.
@@ -11,13 +12,15 @@ defined outside them), which the lowerings guarantee.
 from torch_mlir import ir
 
 
-def splice(text: str, op: ir.Operation, rewriter) -> None:
+def splice(text: str, op: ir.Operation, rewriter, operands=None) -> None:
+    """`operands` (default: `op`'s) are the values the function's arguments stand for."""
     op = op.operation if isinstance(op, ir.OpView) else op
     with op.context, op.location:
         module = ir.Module.parse(text)
     lowered = next(f for f in module.body.operations if f.attributes["sym_name"].value == "lowered")
     block = lowered.regions[0].blocks[0]
-    mapping = {arg: operand for arg, operand in zip(block.arguments, op.operands)}
+    values = list(op.operands) if operands is None else list(operands)
+    mapping = {arg: operand for arg, operand in zip(block.arguments, values)}
     replacement = None
     for inner in block.operations:
         inner = inner.operation

@@ -53,7 +53,7 @@ def iree_flags(options: CompileOptions, *, traits: frozenset[str] = UNKNOWN_MODE
     flags += chip.flags
     if options.tuned:
         for tuned in target.tuned:
-            if tuned.applies_to == "all" or tuned.applies_to in traits:
+            if tuned.applies(chip.name, traits):
                 flags += tuned.flags
     # Keep the model's dtypes: IREE demotes f64 to f32 by default, which corrupts f64 results.
     # Chips without 64-bit arithmetic demote (compile_ir refuses 64-bit types at the boundary),
@@ -103,6 +103,16 @@ def _rows(op: str, dims: list[str]) -> int | None:
     return product
 
 
+def tuned_passes(options: CompileOptions, traits: frozenset[str]) -> list[str]:
+    """The strata passes the target's tuned defaults run on the model's linalg IR before IREE
+    (empty: IREE takes the torch IR itself)."""
+    if not options.tuned:
+        return []
+    target = options.resolved_target()
+    chip = target.chip(options.chip)
+    return [t.passes for t in target.tuned if t.passes and t.applies(chip.name, traits)]
+
+
 def model_traits(text: str) -> frozenset[str]:
     """The MODEL_TRAITS (targets.py) of torch- or linalg-dialect IR text."""
     text = op_section(text)
@@ -114,6 +124,8 @@ def model_traits(text: str) -> frozenset[str]:
     # Convolutions become matmuls of many rows (im2col), whatever a classifier at the end computes.
     only_vectors = rows and all(r == 1 for r in rows) and "conv" not in traits
     traits.add("matvec" if only_vectors else "matrix")
+    if any(r is not None and r > 1 for r in rows):
+        traits.add("gemm")
     return frozenset(traits)
 
 

@@ -28,8 +28,9 @@ class Chip:
 
 
 # What a tuned default may be limited to (`applies_to`): models with convolutions; models whose
-# matmuls all compute one row (matrix-vector products: a batch-1 MLP); models with wider matmuls.
-MODEL_TRAITS = ("conv", "matvec", "matrix")
+# matmuls all compute one row (matrix-vector products: a batch-1 MLP); models with wider matmuls,
+# or convolutions (which IREE computes as matmuls); models with a matmul op of more than one row.
+MODEL_TRAITS = ("conv", "matvec", "matrix", "gemm")
 
 
 @dataclass(frozen=True)
@@ -40,6 +41,34 @@ class TunedDefault:
     flags: tuple[str, ...]
     benchmark: str
     applies_to: str = "all"  # "all", or one of MODEL_TRAITS: models with convolutions, only matrix-vector products, or wider matmuls
+    # strata passes run on the model's linalg IR before IREE takes it (a pipeline's inside, as
+    # strata-opt --pass-pipeline takes it within `builtin.module(...)`).
+    passes: str = ""
+    # Only when compiling for this machine's CPU (chip `host`) and its CPU flags (/proc/cpuinfo)
+    # include these, and exclude the ones written `!flag`.
+    host_cpu: tuple[str, ...] = ()
+
+    def applies(self, chip: str, traits: frozenset[str]) -> bool:
+        if self.applies_to != "all" and self.applies_to not in traits:
+            return False
+        if self.host_cpu:
+            if chip != "host":
+                return False
+            flags = host_cpu_flags()
+            return all((f[1:] not in flags) if f.startswith("!") else (f in flags) for f in self.host_cpu)
+        return True
+
+
+@functools.cache
+def host_cpu_flags() -> frozenset[str]:
+    """This machine's CPU feature flags as Linux reports them (`avx2`, `avx512f`, ...); empty
+    where /proc/cpuinfo is not readable, so tuned defaults that need a feature stay off."""
+    try:
+        text = Path("/proc/cpuinfo").read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return frozenset()
+    match = re.search(r"^(?:flags|Features)\s*:\s*(.*)$", text, re.MULTILINE)
+    return frozenset(match.group(1).split()) if match else frozenset()
 
 
 @dataclass(frozen=True)
@@ -122,12 +151,19 @@ def _parse_target(path: Path) -> Target:
         applies_to = entry.get("applies_to", "all")
         if applies_to != "all" and applies_to not in MODEL_TRAITS:
             raise StrataError(f"{entry_where}: applies_to must be 'all' or one of {', '.join(MODEL_TRAITS)}")
+        flags, passes = _strings(entry, "flags", entry_where), entry.get("passes", "")
+        if not isinstance(passes, str):
+            raise StrataError(f"{entry_where}: 'passes' must be a string")
+        if not flags and not passes:
+            raise StrataError(f"{entry_where}: a tuned default needs 'flags' or 'passes'")
         tuned.append(
             TunedDefault(
                 _require(entry, "name", str, entry_where),
-                _strings(entry, "flags", entry_where),
+                flags,
                 benchmark,
                 applies_to,
+                passes,
+                _strings(entry, "host_cpu", entry_where),
             )
         )
     audit = []
@@ -180,5 +216,6 @@ def format_target_list() -> str:
             aliases = f" aliases: {', '.join(chip.aliases)}" if chip.aliases else ""
             lines.append(f"  {chip.name}{default}{aliases}")
         for tuned in target.tuned:
-            lines.append(f"  tuned default '{tuned.name}': {tuned.benchmark}")
+            where = f" ({', '.join(tuned.host_cpu)} on the host)" if tuned.host_cpu else ""
+            lines.append(f"  tuned default '{tuned.name}'{where}: {tuned.benchmark}")
     return "\n".join(lines)

@@ -1,7 +1,7 @@
-"""Shared, session-scoped artifacts for the IREE-route tests: each zoo model is imported once.
+"""Shared, session-scoped artifacts for the IREE-route tests: each zoo model is built once.
 
-Compiling is the expensive part (seconds per model and target), so a model's torch IR is made
-once per session and each (model, target) module once, whichever tests use it.
+Compiling is the expensive part (seconds per model and target), so each (model, target) module
+is compiled once per session, whichever tests use it.
 """
 
 import functools
@@ -9,7 +9,8 @@ import functools
 import pytest
 import torch
 
-from strata.iree_compile import CompileOptions, annotate_signature, compile_ir
+from strata.compile_stages import run_stages
+from strata.iree_compile import CompileOptions
 from strata.models import cnn, gpt2, llama, mlp, transformer
 from strata.torch_import import DynamicDim, import_torch
 
@@ -34,16 +35,10 @@ def zoo_model(name: str):
 
 
 @functools.cache
-def torch_ir(name: str) -> str:
-    model, inputs, dims = zoo_model(name)
-    module = import_torch(model, inputs, dims)
-    annotate_signature(module)
-    return module.operation.get_asm(enable_debug_info=True)
-
-
-@functools.cache
 def vmfb(name: str, target: str, chip: str | None = None) -> bytes:
-    return compile_ir(torch_ir(name), CompileOptions(target=target, chip=chip))
+    """As `strata.compile` builds it: through the target's tuned strata passes where it has any."""
+    model, inputs, dims = zoo_model(name)
+    return run_stages(import_torch(model, inputs, dims), CompileOptions(target=target, chip=chip))
 
 
 @pytest.fixture(scope="session")

@@ -57,18 +57,19 @@ def test_matvec_models_get_the_ukernel_and_the_rest_codegen():
         ("%8 = torch.aten.mm %arg0, %7 : !torch.vtensor<[1,512],f32>, !torch.vtensor<[512,2048],f32> -> !torch.vtensor<[1,2048],f32>\n"
          "%9 = torch.aten.addmm %b, %8, %w : !torch.vtensor<[512],f32>, !torch.vtensor<[1,2048],f32>, !torch.vtensor<[2048,512],f32> -> !torch.vtensor<[1,512],f32>",
          {"matvec"}),
-        ("%19 = torch.aten.mm %16, %18 : !torch.vtensor<[128,256],f32>, !torch.vtensor<[256,768],f32> -> !torch.vtensor<[128,768],f32>", {"matrix"}),
-        ("%1 = torch.aten.linear %x, %w, %b : !torch.vtensor<[1,4,64],f32>, !torch.vtensor<[8,64],f32>, !torch.none -> !torch.vtensor<[1,4,8],f32>", {"matrix"}),
+        ("%19 = torch.aten.mm %16, %18 : !torch.vtensor<[128,256],f32>, !torch.vtensor<[256,768],f32> -> !torch.vtensor<[128,768],f32>", {"matrix", "gemm"}),
+        ("%1 = torch.aten.linear %x, %w, %b : !torch.vtensor<[1,4,64],f32>, !torch.vtensor<[8,64],f32>, !torch.none -> !torch.vtensor<[1,4,8],f32>", {"matrix", "gemm"}),
         ("%1 = torch.aten.linear %x, %w, %b : !torch.vtensor<[1,1,64],f32>, !torch.vtensor<[8,64],f32>, !torch.none -> !torch.vtensor<[1,1,8],f32>", {"matvec"}),
         ("%3 = torch.aten.bmm %1, %2 : !torch.vtensor<[4,1,64],f32>, !torch.vtensor<[4,64,8],f32> -> !torch.vtensor<[4,1,8],f32>", {"matvec"}),
         ("%3 = torch.aten.mm %1, %2 : !torch.vtensor<[?,64],f32>, !torch.vtensor<[64,8],f32> -> !torch.vtensor<[?,8],f32>", {"matrix"}),
         ("%1 = torch.aten.convolution %x, %w, ... -> !torch.vtensor<[1,8,30,30],f32>", {"conv", "matrix"}),
-        # A CNN's classifier has one row at batch 1; its convolutions (im2col matmuls) do not.
+        # A CNN's classifier has one row at batch 1; its convolutions (im2col matmuls) do not, but
+        # only matmul ops make a "gemm" model.
         ("%1 = torch.aten.convolution %x, %w, ... -> !torch.vtensor<[1,8,30,30],f32>\n"
          "%2 = torch.aten.mm %f, %w2 : !torch.vtensor<[1,7200],f32>, !torch.vtensor<[7200,10],f32> -> !torch.vtensor<[1,10],f32>",
          {"conv", "matrix"}),
         ("%r = linalg.matmul ins(%a, %b : tensor<1x64xf32>, tensor<64x8xf32>) outs(%c : tensor<1x8xf32>) -> tensor<1x8xf32>", {"matvec"}),
-        ("%r = linalg.batch_matmul ins(%a, %b : tensor<2x16x64xf32>, tensor<2x64x8xf32>) outs(%c : tensor<2x16x8xf32>) -> tensor<2x16x8xf32>", {"matrix"}),
+        ("%r = linalg.batch_matmul ins(%a, %b : tensor<2x16x64xf32>, tensor<2x64x8xf32>) outs(%c : tensor<2x16x8xf32>) -> tensor<2x16x8xf32>", {"matrix", "gemm"}),
         ("%r = arith.addf %a, %b : f32", {"matrix"}),  # no matmul at all: nothing says it is a matrix-vector model
         # Only ops count, not the weights' resource section after them.
         ("%8 = torch.aten.mm %a, %w : !torch.vtensor<[1,64],f32>, !torch.vtensor<[64,8],f32> -> !torch.vtensor<[1,8],f32>\n"

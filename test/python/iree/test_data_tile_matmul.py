@@ -1,0 +1,132 @@
+"""strata's own data tiling on the llvm-cpu target (`mmt4d-8x16` in targets/llvm-cpu.toml): when
+it applies, what the linalg stage then holds, and that the tiled model still matches eager.
+
+The host's CPU flags are patched, so these run the same on every x86 or Arm machine: the 8x16
+tiles are a speed choice, not a correctness one, and any CPU computes them right.
+"""
+
+import numpy as np
+import pytest
+import torch
+from torch import nn
+
+import strata.api
+import strata.compile_stages
+import strata.targets
+from strata.compile_stages import StageOptions, run_stages
+from strata.errors import StrataError
+from strata.iree_compile import CompileOptions, tuned_passes
+from strata.iree_runtime import LoadedModule
+from strata.targets import _parse_target
+from strata.torch_import import import_torch
+
+TILE_PASS = "func.func(strata-data-tile-matmul{tile-m=8 tile-n=16})"
+AVX2 = frozenset({"avx", "avx2", "fma", "sse4_2"})
+
+
+@pytest.fixture
+def avx2_host(monkeypatch):
+    monkeypatch.setattr(strata.targets, "host_cpu_flags", lambda: AVX2)
+
+
+class Products(nn.Module):
+    """A linear layer, a matmul, a batched matmul and batches times one matrix (a batch_matmul of
+    a broadcast in linalg), none of whose sizes fill whole 8x16 tiles."""
+
+    def __init__(self):
+        super().__init__()
+        self.linear = nn.Linear(64, 40)
+        self.weight = nn.Parameter(torch.randn(17, 21))
+
+    def forward(self, x, y, p, q):
+        return self.linear(x) @ y, torch.bmm(p, q), p @ self.weight
+
+
+def _products():
+    torch.manual_seed(0)
+    args = (torch.randn(20, 64), torch.randn(40, 33), torch.randn(3, 9, 17), torch.randn(3, 17, 35))
+    return Products().eval(), args
+
+
+def test_only_avx2_hosts_without_avx512_get_the_8x16_tiles(monkeypatch):
+    matrix = frozenset({"matrix", "gemm"})
+    monkeypatch.setattr(strata.targets, "host_cpu_flags", lambda: AVX2)
+    assert tuned_passes(CompileOptions(), matrix) == [TILE_PASS]
+    assert tuned_passes(CompileOptions(chip="native"), matrix) == [TILE_PASS]
+    assert tuned_passes(CompileOptions(), frozenset({"matvec"})) == []  # IREE's narrow tiles
+    assert tuned_passes(CompileOptions(), frozenset({"conv", "matrix"})) == []  # nothing to tile
+    assert tuned_passes(CompileOptions(chip="znver4"), matrix) == []  # a named chip, not this host
+    assert tuned_passes(CompileOptions(tuned=False), matrix) == []
+    assert tuned_passes(CompileOptions(target="vulkan-spirv"), matrix) == []
+    monkeypatch.setattr(strata.targets, "host_cpu_flags", lambda: AVX2 | {"avx512f"})
+    assert tuned_passes(CompileOptions(), matrix) == []  # IREE's own tile is 16x16 there
+    monkeypatch.setattr(strata.targets, "host_cpu_flags", lambda: frozenset({"sse2"}))
+    assert tuned_passes(CompileOptions(), matrix) == []
+
+
+def test_tiled_products_match_eager(avx2_host):
+    model, args = _products()
+    linalg = run_stages(import_torch(model, args, []), CompileOptions(), StageOptions(stop_at="linalg"))
+    # The broadcast matrix is packed once: its product is one mmt4d over all 3 x 9 rows.
+    assert linalg.count("linalg.mmt4d ins") == 3 and linalg.count("linalg.batch_mmt4d ins") == 1
+    assert "linalg.matmul" not in linalg and "linalg.batch_matmul" not in linalg
+    vmfb = run_stages(import_torch(model, args, []), CompileOptions())
+    results = LoadedModule(vmfb, "local-task").function("main")(*[a.numpy() for a in args])
+    with torch.no_grad():
+        expected = model(*args)
+    for result, reference in zip(results, expected):
+        np.testing.assert_allclose(result, reference.numpy(), rtol=1e-5, atol=1e-5)
+
+
+def test_iree_takes_the_torch_ir_where_the_linalg_stage_fails(avx2_host, monkeypatch):
+    """Torch-MLIR's linalg lowering covers fewer ops than IREE's torch input conversion; a model
+    it rejects still compiles, as without the tuned passes."""
+    seen = {}
+
+    def failing(text, pipeline, stage):
+        seen["pipeline"] = pipeline
+        raise StrataError("no lowering")
+
+    def capture(text, options, *, input_type, traits):
+        seen["input_type"] = input_type
+        return b"vmfb"
+
+    monkeypatch.setattr(strata.compile_stages, "_run_pipeline", failing)
+    monkeypatch.setattr(strata.compile_stages, "compile_ir", capture)
+    model, args = _products()
+    assert run_stages(import_torch(model, args, []), CompileOptions()) == b"vmfb"
+    assert TILE_PASS in seen["pipeline"] and seen["input_type"] == "torch"
+    with pytest.raises(StrataError, match="no lowering"):  # asked for the stage itself: its error
+        run_stages(import_torch(model, args, []), CompileOptions(), StageOptions(stop_at="linalg"))
+
+
+def test_params_skip_the_tuned_passes(avx2_host, monkeypatch, tmp_path):
+    seen = {}
+
+    def capture(module, options, stage_options):
+        seen["tuned_passes"] = stage_options.tuned_passes
+        raise StrataError("stop here")
+
+    monkeypatch.setattr(strata.api, "run_stages", capture)
+    model, args = _products()
+    with pytest.raises(StrataError, match="stop here"):
+        strata.api.compile(model, args, params=tmp_path / "w.irpa")
+    assert seen == {"tuned_passes": False}
+
+
+@pytest.mark.parametrize(
+    "entry,message",
+    [
+        ('passes = 3\n', "'passes' must be a string"),
+        ('', "a tuned default needs 'flags' or 'passes'"),
+        ('passes = "p"\nhost_cpu = "avx2"\n', "'host_cpu' must be"),
+    ],
+)
+def test_broken_tuned_passes_are_one_line_errors(tmp_path, entry, message):
+    path = tmp_path / "x.toml"
+    path.write_text(
+        'name = "x"\ndescription = "d"\nruntime_device = "local-task"\nchip_flag = "--f"\ndefault_chip = "a"\n'
+        f'[chips.a]\n[[tuned]]\nname = "t"\nbenchmark = "1 ms"\n{entry}'
+    )
+    with pytest.raises(StrataError, match=message):
+        _parse_target(path)
