@@ -24,10 +24,18 @@ def DataTileMatmul : Pass<"strata-data-tile-matmul", "func::FuncOp"> {
     constant weights are evaluated at compile time, as with its own data
     tiling.
 
+    Where B is a `linalg.transpose` (a linear layer's weight, K^T in
+    attention), its source is packed instead: the same tiles, no transposed
+    copy. A `linalg.batch_matmul` whose B repeats one matrix for every batch
+    (Torch-MLIR's `x @ w` for a batched `x`: a broadcast `linalg.generic` or
+    `linalg.broadcast`) becomes one matmul over all the batches' rows, so the
+    matrix is packed once instead of once per batch.
+
     Rewritten: `linalg.matmul` and `linalg.batch_matmul` with the default
     indexing maps, static shapes, one float element type and at least
-    `min-rows` rows of A (per batch). Narrower products (a matrix-vector
-    product has one row) are left to IREE, whose narrow tiles suit them.
+    `min-rows` rows of A (per batch). The defaults leave narrower products to
+    IREE; matrix-vector products have their own tile shape (tile-m=1, a wide
+    tile-n for independent accumulators, min-rows=1).
   }];
   let options = [
     Option<"tileM", "tile-m", "int64_t", "8", "Rows of A and C per tile">,

@@ -17,7 +17,7 @@ conversion (which covers more ops) still gets the torch IR.
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
+from typing import Callable, NamedTuple
 
 from strata.atomic_output import write_text_atomic
 from strata.errors import StrataError
@@ -56,26 +56,58 @@ def _run_pipeline(text: str, pipeline: str, stage: str) -> str:
     from torch_mlir._mlir_libs._mlir import ir
 
     from strata.context import make_context
-    from strata.pass_pipeline import build_pass_manager, parse_pipeline
 
-    context = make_context()
-    with context:
+    with make_context():
         try:
             module = ir.Module.parse(text)
-            build_pass_manager(parse_pipeline(pipeline), context).run(module.operation)
         except ir.MLIRError as e:
-            raise StrataError(_stage_error(e, text, pipeline, stage)) from None
-        return module.operation.get_asm(enable_debug_info=True)
+            raise StrataError(_stage_error(list(e.error_diagnostics), str(e), text, pipeline, stage)) from None
+        return _run_pipeline_on(module, pipeline, stage, lambda: text)
 
 
-def _stage_error(error, text: str, pipeline: str, stage: str) -> str:
-    """The first diagnostic, with the torch ops and the user's source line at its location."""
+def _run_pipeline_on(module, pipeline: str, stage: str, source_text: Callable[[], str]) -> str:
+    """`pipeline` applied to a copy of `module` (in its own context), printed with locations;
+    `source_text()` is the module's text, printed only to name the torch ops in an error."""
+    from torch_mlir._mlir_libs._mlir import ir
+
+    from strata.pass_pipeline import build_pass_manager, parse_pipeline
+
+    # In the importer's context a failing pass's errors reach the context's handlers instead of
+    # the MLIRError: keep them (and off stderr) for the message.
+    reported: list[_Reported] = []
+
+    def keep(diagnostic) -> bool:
+        if str(diagnostic.severity).lower().endswith("error"):
+            reported.append(_Reported(str(diagnostic.message), str(diagnostic.location)))
+        return True
+
+    with module.context:
+        handler = module.context.attach_diagnostic_handler(keep)
+        copy = module.operation.clone()
+        try:
+            build_pass_manager(parse_pipeline(pipeline), module.context).run(copy.operation)
+            return copy.operation.get_asm(enable_debug_info=True)
+        except ir.MLIRError as e:
+            raise StrataError(_stage_error(list(e.error_diagnostics) or reported, str(e), source_text(), pipeline, stage)) from None
+        finally:
+            copy.operation.erase()
+            handler.detach()
+
+
+class _Reported(NamedTuple):
+    message: str
+    location: str
+
+
+def _stage_error(diagnostics, error: str, text: str, pipeline: str, stage: str) -> str:
+    """The first diagnostic (anything with a message and a location), with the torch ops and the
+    user's source line at its location; `error` where there is none."""
     from strata.diagnostics import location_parts
     from strata.iree_compile import source_line, torch_ops_at
 
-    if not error.error_diagnostics:
-        return f"stage '{stage}' failed in '{pipeline}': {str(error).splitlines()[0]}"
-    first = error.error_diagnostics[0]
+    if not diagnostics:
+        return f"stage '{stage}' failed in '{pipeline}': {error.splitlines()[0]}"
+    first = diagnostics[0]
     message = str(first.message).split(":", 1)[0] if "failed to legalize" in str(first.message) else str(first.message)
     file, line, _ = location_parts(first.location)
     where = ""
@@ -121,14 +153,17 @@ def run_stages(
 
     started = time.perf_counter()
     annotate_signature(torch_module)
-    text = finish("torch", torch_module.operation.get_asm(enable_debug_info=True), started)
     # The tuned defaults go by the model as imported, where every matmul is a named torch op with
     # its shape; raising may rewrite matmuls into ops model_traits does not read (contractions
-    # written as linalg.generic).
-    traits = model_traits(text)
+    # written as linalg.generic). The ops alone print in a millisecond; the whole module, with
+    # the weights' blobs, takes a tenth of a second per 50 MB and is printed only where needed.
+    traits = model_traits("\n".join(op.operation.get_asm() for op in torch_module.body.operations))
+    passes = tuned_passes(compile_options, traits) if stage_options.tuned_passes else []
+    linalg_only = passes and not raising and stop_at != "torch" and not dump
+    text = None if linalg_only else torch_module.operation.get_asm(enable_debug_info=True)
+    finish("torch", text, started)
     if stop_at == "torch":
         return text
-    passes = tuned_passes(compile_options, traits) if stage_options.tuned_passes else []
     if raising:
         started = time.perf_counter()
         text = finish("strata", _run_pipeline(text, RAISE_PIPELINE, "strata"), started)
@@ -139,19 +174,54 @@ def run_stages(
         started = time.perf_counter()
         pipeline = _linalg_pipeline(raising, passes)
         try:
-            linalg = finish("linalg", _run_pipeline(text, pipeline, "linalg"), started)
+            if text is None:  # straight from the imported module: no print and parse of the weights
+                linalg = _run_pipeline_on(torch_module, pipeline, "linalg", lambda: torch_module.operation.get_asm(enable_debug_info=True))
+            else:
+                linalg = _run_pipeline(text, pipeline, "linalg")
+            linalg = finish("linalg", linalg, started)
         except StrataError:
-            if raising or stop_at == "linalg":
+            # IREE's torch input conversion gets its chance (see the docstring), on the imported
+            # module as it was: the pipeline ran on a copy, and the module must still verify.
+            if raising or stop_at == "linalg" or (text is None and not _verifies(torch_module)):
                 raise
-            linalg = None  # IREE's torch input conversion gets its chance (see the docstring)
+            linalg = None
         if stop_at == "linalg":
             return linalg
         if linalg is not None and (raising or passes):
             text, input_type = linalg, "auto"
+    if text is None:
+        text = torch_module.operation.get_asm(enable_debug_info=True)
     started = time.perf_counter()
     options = compile_options if not dump else _with_dump(compile_options, dump)
     vmfb = compile_ir(text, options, input_type=input_type, traits=traits)
     return finish("vmfb", vmfb, started)
+
+
+def _verifies(module) -> bool:
+    from torch_mlir._mlir_libs._mlir import ir
+
+    try:
+        return module.operation.verify()
+    except ir.MLIRError:
+        return False
+
+
+def compile_linalg(text: str, compile_options: CompileOptions, on_stage: Callable[[str, float], None] = lambda name, seconds: None) -> bytes:
+    """The vmfb for linalg IR text, through the target's tuned strata passes where it has any
+    (IREE takes the text as it is where they fail on it, and reports its own errors)."""
+    traits = model_traits(text)
+    passes = tuned_passes(compile_options, traits)
+    if passes:
+        started = time.perf_counter()
+        try:
+            text = _run_pipeline(text, "builtin.module(" + ", ".join(passes) + ")", "linalg")
+        except StrataError:
+            pass
+        on_stage("linalg", time.perf_counter() - started)
+    started = time.perf_counter()
+    vmfb = compile_ir(text, compile_options, input_type="auto", traits=traits)
+    on_stage("vmfb", time.perf_counter() - started)
+    return vmfb
 
 
 def _linalg_pipeline(raising: bool, passes: list[str]) -> str:

@@ -52,9 +52,8 @@ def iree_flags(options: CompileOptions, *, traits: frozenset[str] = UNKNOWN_MODE
     flags.append(f"{target.chip_flag}={chip.name}")
     flags += chip.flags
     if options.tuned:
-        for tuned in target.tuned:
-            if tuned.applies(chip.name, traits):
-                flags += tuned.flags
+        for tuned in target.tuned_for(chip.name, traits):
+            flags += tuned.flags
     # Keep the model's dtypes: IREE demotes f64 to f32 by default, which corrupts f64 results.
     # Chips without 64-bit arithmetic demote (compile_ir refuses 64-bit types at the boundary),
     # and so do targets that cannot compile f64 internals, for models with no f64 at the boundary.
@@ -110,7 +109,7 @@ def tuned_passes(options: CompileOptions, traits: frozenset[str]) -> list[str]:
         return []
     target = options.resolved_target()
     chip = target.chip(options.chip)
-    return [t.passes for t in target.tuned if t.passes and t.applies(chip.name, traits)]
+    return [t.passes for t in target.tuned_for(chip.name, traits) if t.passes]
 
 
 def model_traits(text: str) -> frozenset[str]:

@@ -47,6 +47,8 @@ class TunedDefault:
     # Only when compiling for this machine's CPU (chip `host`) and its CPU flags (/proc/cpuinfo)
     # include these, and exclude the ones written `!flag`.
     host_cpu: tuple[str, ...] = ()
+    # Tuned defaults this one takes the place of where it applies.
+    replaces: tuple[str, ...] = ()
 
     def applies(self, chip: str, traits: frozenset[str]) -> bool:
         if self.applies_to != "all" and self.applies_to not in traits:
@@ -94,6 +96,12 @@ class Target:
     audit: tuple[AuditClass, ...]
     source: Path
     demote_internal_f64: bool = False  # demote f64 inside models whose boundary has none
+
+    def tuned_for(self, chip: str, traits: frozenset[str]) -> list[TunedDefault]:
+        """The tuned defaults for `chip` and a model with `traits`, less those replaced by another."""
+        applying = [t for t in self.tuned if t.applies(chip, traits)]
+        replaced = {name for t in applying for name in t.replaces}
+        return [t for t in applying if t.name not in replaced]
 
     def chip(self, name: str | None) -> Chip:
         """The chip called `name` (or one of its aliases); the target's default when None."""
@@ -164,8 +172,14 @@ def _parse_target(path: Path) -> Target:
                 applies_to,
                 passes,
                 _strings(entry, "host_cpu", entry_where),
+                _strings(entry, "replaces", entry_where),
             )
         )
+    names = {t.name for t in tuned}
+    for t in tuned:
+        unknown = [r for r in t.replaces if r not in names]
+        if unknown:
+            raise StrataError(f"{where}: tuned default '{t.name}' replaces unknown '{', '.join(unknown)}'")
     audit = []
     for index, entry in enumerate(data.get("audit", [])):
         entry_where = f"{where}: audit[{index}]"

@@ -58,6 +58,28 @@ func.func @batch(%a: tensor<4x128x64xf32>, %b: tensor<4x64x128xf32>, %c: tensor<
 
 // -----
 
+// B as a transpose (a linear layer's weight W [N x K], K^T in attention): W itself is packed into
+// the same tiles, so no transposed copy is made.
+// CHECK-LABEL: func.func @transposed_b
+// CHECK-SAME:    (%[[A:.*]]: tensor<64x128xf32>, %[[W:.*]]: tensor<32x128xf32>
+// CHECK:         %[[BP:.*]] = linalg.pack %[[W]] inner_dims_pos = [0, 1] inner_tiles = [16, 1] into %{{.*}} : tensor<32x128xf32> -> tensor<2x128x16x1xf32>
+// CHECK:         linalg.mmt4d ins(%{{.*}}, %[[BP]] : tensor<8x128x8x1xf32>, tensor<2x128x16x1xf32>)
+// CHECK:         %[[KP:.*]] = linalg.pack %{{.*}} inner_dims_pos = [1, 2] inner_tiles = [16, 1] into %{{.*}} : tensor<4x32x64xf32> -> tensor<4x2x64x16x1xf32>
+// CHECK:         linalg.batch_mmt4d ins(%{{.*}}, %[[KP]] : tensor<4x2x64x8x1xf32>, tensor<4x2x64x16x1xf32>)
+// CHECK-NOT:     linalg.transpose
+func.func @transposed_b(%a: tensor<64x128xf32>, %w: tensor<32x128xf32>, %c: tensor<64x32xf32>,
+                        %q: tensor<4x16x64xf32>, %k: tensor<4x32x64xf32>, %s: tensor<4x16x32xf32>) -> (tensor<64x32xf32>, tensor<4x16x32xf32>) {
+  %e = tensor.empty() : tensor<128x32xf32>
+  %wt = linalg.transpose ins(%w : tensor<32x128xf32>) outs(%e : tensor<128x32xf32>) permutation = [1, 0]
+  %r = linalg.matmul ins(%a, %wt : tensor<64x128xf32>, tensor<128x32xf32>) outs(%c : tensor<64x32xf32>) -> tensor<64x32xf32>
+  %e2 = tensor.empty() : tensor<4x64x32xf32>
+  %kt = linalg.transpose ins(%k : tensor<4x32x64xf32>) outs(%e2 : tensor<4x64x32xf32>) permutation = [0, 2, 1]
+  %r2 = linalg.batch_matmul ins(%q, %kt : tensor<4x16x64xf32>, tensor<4x64x32xf32>) outs(%s : tensor<4x16x32xf32>) -> tensor<4x16x32xf32>
+  return %r, %r2 : tensor<64x32xf32>, tensor<4x16x32xf32>
+}
+
+// -----
+
 // One matrix broadcast to every batch (Torch-MLIR's `x @ w` for a batched x, as a linalg.generic
 // or linalg.broadcast): one matmul over all 4 x 8 rows, the matrix packed once, not per batch.
 // CHECK-LABEL: func.func @broadcast_matrix

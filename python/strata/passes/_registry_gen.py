@@ -21,10 +21,18 @@ PASSES = ({'anchor': 'func.func',
                  '    constant weights are evaluated at compile time, as with its own data\n'
                  '    tiling.\n'
                  '\n'
+                 "    Where B is a `linalg.transpose` (a linear layer's weight, K^T in\n"
+                 '    attention), its source is packed instead: the same tiles, no transposed\n'
+                 '    copy. A `linalg.batch_matmul` whose B repeats one matrix for every batch\n'
+                 "    (Torch-MLIR's `x @ w` for a batched `x`: a broadcast `linalg.generic` or\n"
+                 "    `linalg.broadcast`) becomes one matmul over all the batches' rows, so the\n"
+                 '    matrix is packed once instead of once per batch.\n'
+                 '\n'
                  '    Rewritten: `linalg.matmul` and `linalg.batch_matmul` with the default\n'
                  '    indexing maps, static shapes, one float element type and at least\n'
-                 '    `min-rows` rows of A (per batch). Narrower products (a matrix-vector\n'
-                 '    product has one row) are left to IREE, whose narrow tiles suit them.',
+                 '    `min-rows` rows of A (per batch). The defaults leave narrower products to\n'
+                 '    IREE; matrix-vector products have their own tile shape (tile-m=1, a wide\n'
+                 '    tile-n for independent accumulators, min-rows=1).',
   'module': 'data_tile_matmul',
   'options': ({'default': '8',
                'description': 'Rows of A and C per tile',

@@ -50,8 +50,20 @@ def _broadcast_matrix(value: ir.Value) -> ir.Value | None:
     return op.operands[0]
 
 
-def _tiled_lines(a: str, b: str, c: str, batch: list[int], m: int, n: int, k: int, elt, tile_m: int, tile_n: int) -> list[str]:
-    """Lines computing `%out` = `c` + `a` x `b` (all `batch` x ...) as pack, (batch_)mmt4d, unpack."""
+def _transposed_matrix(value: ir.Value) -> ir.Value | None:
+    """The matrix whose transpose `value` is (a `linalg.transpose` of the last two dimensions)."""
+    op = value.owner if isinstance(value, ir.OpResult) else None
+    if op is None or op.name != "linalg.transpose":
+        return None
+    perm = list(ir.DenseI64ArrayAttr(op.attributes["permutation"]))
+    rank = len(perm)
+    return op.operands[0] if perm == list(range(rank - 2)) + [rank - 1, rank - 2] else None
+
+
+def _tiled_lines(a: str, b: str, c: str, batch: list[int], m: int, n: int, k: int, elt, tile_m: int, tile_n: int,
+                 b_transposed: bool = False) -> list[str]:
+    """Lines computing `%out` = `c` + `a` x `b` (all `batch` x ...) as pack, (batch_)mmt4d, unpack;
+    with `b_transposed`, `b` is B's transpose (`batch` x N x K), which packs to the same tiles."""
     mt, nt = _ceil_div(m, tile_m), _ceil_div(n, tile_n)
     d = len(batch)  # the position of M (and of K in B)
 
@@ -61,9 +73,12 @@ def _tiled_lines(a: str, b: str, c: str, batch: list[int], m: int, n: int, k: in
     def padding(needed: bool) -> str:
         return f"padding_value(%zero : {elt}) " if needed else ""
 
-    a_type, b_type, c_type = t(m, k), t(k, n), t(m, n)
+    a_type, b_type, c_type = t(m, k), t(n, k) if b_transposed else t(k, n), t(m, n)
     a_tiles, b_tiles, c_tiles = t(mt, k, tile_m, 1), t(nt, k, tile_n, 1), t(mt, nt, tile_m, tile_n)
-    b_order = ", ".join(map(str, list(range(d)) + [d + 1, d]))
+    if b_transposed:  # N x K: the tiles run along N, in B's own order
+        b_layout = f"inner_dims_pos = [{d}, {d + 1}]"
+    else:  # K x N: the tiles run along N, and the outer dimensions swap to N, K
+        b_layout = f"outer_dims_perm = [{', '.join(map(str, list(range(d)) + [d + 1, d]))}] inner_dims_pos = [{d + 1}, {d}]"
     mmt4d = "linalg.batch_mmt4d" if batch else "linalg.mmt4d"
     return [
         f"  %zero = arith.constant 0.0 : {elt}",
@@ -71,7 +86,7 @@ def _tiled_lines(a: str, b: str, c: str, batch: list[int], m: int, n: int, k: in
         f"  %a_tiled = linalg.pack {a} {padding(m % tile_m)}inner_dims_pos = [{d}, {d + 1}] inner_tiles = [{tile_m}, 1]"
         f" into %a_dest : {a_type} -> {a_tiles}",
         f"  %b_dest = tensor.empty() : {b_tiles}",
-        f"  %b_tiled = linalg.pack {b} {padding(n % tile_n)}outer_dims_perm = [{b_order}] inner_dims_pos = [{d + 1}, {d}]"
+        f"  %b_tiled = linalg.pack {b} {padding(n % tile_n)}{b_layout}"
         f" inner_tiles = [{tile_n}, 1] into %b_dest : {b_type} -> {b_tiles}",
         f"  %c_dest = tensor.empty() : {c_tiles}",
         f"  %c_tiled = linalg.pack {c} {padding(m % tile_m or n % tile_n)}inner_dims_pos = [{d}, {d + 1}]"
@@ -102,8 +117,14 @@ def _tiled(op: ir.Operation, tile_m: int, tile_n: int, min_rows: int) -> tuple[s
     header = f"func.func @lowered(%a: {a}, %b: {b}, %c: {c}"
     matrix = _broadcast_matrix(op.operands[1]) if batch else None
     if matrix is None:
-        lines = [header + f") -> {c} {{"] + _tiled_lines("%a", "%b", "%c", batch, m, n, k, elt, tile_m, tile_n)
-        return "\n".join(lines + [f"  return %out : {c}", "}"]) + "\n", list(op.operands)
+        # B as a transpose (a linear layer's weight, K^T in attention): its source packs directly.
+        source = _transposed_matrix(op.operands[1])
+        if source is None:
+            lines = [header + f") -> {c} {{"] + _tiled_lines("%a", "%b", "%c", batch, m, n, k, elt, tile_m, tile_n)
+            return "\n".join(lines + [f"  return %out : {c}", "}"]) + "\n", list(op.operands)
+        lines = [header + f", %bt: {source.type}) -> {c} {{"]
+        lines += _tiled_lines("%a", "%bt", "%c", batch, m, n, k, elt, tile_m, tile_n, b_transposed=True)
+        return "\n".join(lines + [f"  return %out : {c}", "}"]) + "\n", [*op.operands, source]
     # One matrix for every batch: a single matmul over all the batches' rows, B packed once.
     rows = batch[0] * m
     lines = [

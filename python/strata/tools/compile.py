@@ -150,8 +150,7 @@ def check_writable(path: str, flag: str) -> None:
 
 def _compile_mlir(args, options, stage_options, progress):
     """An `.mlir` input: torch dialect goes through the stages, linalg straight to IREE."""
-    from strata.compile_stages import run_stages
-    from strata.iree_compile import compile_ir
+    from strata.compile_stages import compile_linalg, run_stages
 
     path = Path(args.model)
     if not path.is_file():
@@ -174,10 +173,7 @@ def _compile_mlir(args, options, stage_options, progress):
         return run_stages(module, options, stage_options, progress)
     if stage_options.stop_at != "vmfb":
         raise StrataError(f"'{path}' is not torch-dialect IR: only --compile-to=vmfb applies to linalg input")
-    started = time.perf_counter()
-    vmfb = compile_ir(text, options, input_type="auto")
-    progress("vmfb", time.perf_counter() - started)
-    return vmfb
+    return compile_linalg(text, options, progress)
 
 
 def run(args) -> int:
@@ -210,7 +206,9 @@ def run(args) -> int:
     options = CompileOptions(
         target=target.name, chip=chip.name, tuned=not args.no_tuned_defaults, extra_flags=tuple(args.iree_flag)
     )
-    stage_options = StageOptions(stop_at=args.compile_to, raise_torch=args.raise_torch, dump_dir=dump_dir or audit_dir)
+    stage_options = StageOptions(
+        stop_at=args.compile_to, raise_torch=args.raise_torch, dump_dir=dump_dir or audit_dir, tuned_passes=not args.params
+    )
     progress = Progress(sys.stderr.isatty() and not args.quiet)
     if args.params and (args.raise_torch or args.compile_to in ("strata", "linalg")):
         raise StrataError("--params does not combine with the strata or linalg stages yet: Torch-MLIR's linalg pipeline rejects the parameter globals")

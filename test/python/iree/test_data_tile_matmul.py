@@ -13,14 +13,15 @@ from torch import nn
 import strata.api
 import strata.compile_stages
 import strata.targets
-from strata.compile_stages import StageOptions, run_stages
+from strata.compile_stages import StageOptions, compile_linalg, run_stages
 from strata.errors import StrataError
-from strata.iree_compile import CompileOptions, tuned_passes
+from strata.iree_compile import CompileOptions, iree_flags, tuned_passes
 from strata.iree_runtime import LoadedModule
 from strata.targets import _parse_target
 from strata.torch_import import import_torch
 
 TILE_PASS = "func.func(strata-data-tile-matmul{tile-m=8 tile-n=16})"
+VECTOR_PASS = "func.func(strata-data-tile-matmul{tile-m=1 tile-n=32 min-rows=1})"
 AVX2 = frozenset({"avx", "avx2", "fma", "sse4_2"})
 
 
@@ -48,18 +49,24 @@ def _products():
     return Products().eval(), args
 
 
-def test_only_avx2_hosts_without_avx512_get_the_8x16_tiles(monkeypatch):
-    matrix = frozenset({"matrix", "gemm"})
+def test_only_avx2_hosts_without_avx512_get_strata_tiles(monkeypatch):
+    matrix, vectors = frozenset({"matrix", "gemm"}), frozenset({"matvec"})
     monkeypatch.setattr(strata.targets, "host_cpu_flags", lambda: AVX2)
     assert tuned_passes(CompileOptions(), matrix) == [TILE_PASS]
     assert tuned_passes(CompileOptions(chip="native"), matrix) == [TILE_PASS]
-    assert tuned_passes(CompileOptions(), frozenset({"matvec"})) == []  # IREE's narrow tiles
+    assert tuned_passes(CompileOptions(), vectors) == [VECTOR_PASS]
     assert tuned_passes(CompileOptions(), frozenset({"conv", "matrix"})) == []  # nothing to tile
+    # The 1x32 tiles replace the ukernel (whose generic path would take them), on codegen.
+    flags = iree_flags(CompileOptions(), traits=vectors)
+    assert "--iree-llvmcpu-enable-ukernels=all" not in flags and "--iree-llvmcpu-enable-ukernels=none" in flags
+    assert "--iree-opt-const-eval=false" in flags and "--iree-opt-const-eval=false" in iree_flags(CompileOptions(), traits=matrix)
     assert tuned_passes(CompileOptions(chip="znver4"), matrix) == []  # a named chip, not this host
     assert tuned_passes(CompileOptions(tuned=False), matrix) == []
     assert tuned_passes(CompileOptions(target="vulkan-spirv"), matrix) == []
     monkeypatch.setattr(strata.targets, "host_cpu_flags", lambda: AVX2 | {"avx512f"})
     assert tuned_passes(CompileOptions(), matrix) == []  # IREE's own tile is 16x16 there
+    assert tuned_passes(CompileOptions(), vectors) == []
+    assert "--iree-llvmcpu-enable-ukernels=all" in iree_flags(CompileOptions(), traits=vectors)
     monkeypatch.setattr(strata.targets, "host_cpu_flags", lambda: frozenset({"sse2"}))
     assert tuned_passes(CompileOptions(), matrix) == []
 
@@ -78,12 +85,25 @@ def test_tiled_products_match_eager(avx2_host):
         np.testing.assert_allclose(result, reference.numpy(), rtol=1e-5, atol=1e-5)
 
 
+def test_tiled_matrix_vector_products_match_eager(avx2_host):
+    """A batch-1 MLP: every product one row, in 1x32 tiles; 40 outputs are not whole tiles."""
+    torch.manual_seed(0)
+    model = nn.Sequential(nn.Linear(64, 40), nn.ReLU(), nn.Linear(40, 96)).eval()
+    args = (torch.randn(1, 64),)
+    linalg = run_stages(import_torch(model, args, []), CompileOptions(), StageOptions(stop_at="linalg"))
+    assert linalg.count("linalg.mmt4d ins") == 2 and "linalg.matmul" not in linalg
+    assert "tensor<2x64x32x1xf32>" in linalg  # the first weight, in two 32-wide tiles
+    result = LoadedModule(run_stages(import_torch(model, args, []), CompileOptions()), "local-task").function("main")(args[0].numpy())
+    with torch.no_grad():
+        np.testing.assert_allclose(result[0], model(*args).numpy(), rtol=1e-5, atol=1e-5)
+
+
 def test_iree_takes_the_torch_ir_where_the_linalg_stage_fails(avx2_host, monkeypatch):
     """Torch-MLIR's linalg lowering covers fewer ops than IREE's torch input conversion; a model
     it rejects still compiles, as without the tuned passes."""
     seen = {}
 
-    def failing(text, pipeline, stage):
+    def failing(source, pipeline, stage, *text):
         seen["pipeline"] = pipeline
         raise StrataError("no lowering")
 
@@ -92,6 +112,7 @@ def test_iree_takes_the_torch_ir_where_the_linalg_stage_fails(avx2_host, monkeyp
         return b"vmfb"
 
     monkeypatch.setattr(strata.compile_stages, "_run_pipeline", failing)
+    monkeypatch.setattr(strata.compile_stages, "_run_pipeline_on", failing)
     monkeypatch.setattr(strata.compile_stages, "compile_ir", capture)
     model, args = _products()
     assert run_stages(import_torch(model, args, []), CompileOptions()) == b"vmfb"
@@ -120,6 +141,7 @@ def test_params_skip_the_tuned_passes(avx2_host, monkeypatch, tmp_path):
         ('passes = 3\n', "'passes' must be a string"),
         ('', "a tuned default needs 'flags' or 'passes'"),
         ('passes = "p"\nhost_cpu = "avx2"\n', "'host_cpu' must be"),
+        ('passes = "p"\nreplaces = ["nope"]\n', "tuned default 't' replaces unknown 'nope'"),
     ],
 )
 def test_broken_tuned_passes_are_one_line_errors(tmp_path, entry, message):
@@ -130,3 +152,37 @@ def test_broken_tuned_passes_are_one_line_errors(tmp_path, entry, message):
     )
     with pytest.raises(StrataError, match=message):
         _parse_target(path)
+
+
+def test_linalg_input_gets_the_tuned_passes_too(avx2_host):
+    """`strata-compile file.mlir` with linalg IR: tiled as a model's linalg stage would be."""
+    text = """func.func @main(%a: tensor<20x64xf32>, %b: tensor<64x40xf32>) -> tensor<20x40xf32> {
+  %zero = arith.constant 0.0 : f32
+  %empty = tensor.empty() : tensor<20x40xf32>
+  %c = linalg.fill ins(%zero : f32) outs(%empty : tensor<20x40xf32>) -> tensor<20x40xf32>
+  %r = linalg.matmul ins(%a, %b : tensor<20x64xf32>, tensor<64x40xf32>) outs(%c : tensor<20x40xf32>) -> tensor<20x40xf32>
+  return %r : tensor<20x40xf32>
+}
+"""
+    stages = []
+    vmfb = compile_linalg(text, CompileOptions(), lambda name, seconds: stages.append(name))
+    assert stages == ["linalg", "vmfb"]
+    rng = np.random.default_rng(0)
+    a, b = rng.standard_normal((20, 64), dtype=np.float32), rng.standard_normal((64, 40), dtype=np.float32)
+    (result,) = LoadedModule(vmfb, "local-task").function("main")(a, b)
+    np.testing.assert_allclose(result, a @ b, rtol=1e-5, atol=1e-5)
+
+
+def test_a_module_the_failed_stage_damaged_is_not_compiled(avx2_host):
+    """Weights moved to parameters: Torch-MLIR's linalg pipeline rejects the globals and, in
+    failing, changes the imported module too, although it ran on a copy (seen only with these
+    unregistered parameter ops). The module no longer verifies, so the stage's error is raised
+    instead of compiling damaged IR. `strata.compile(params=...)` turns the tuned passes off."""
+    from strata.parameters import ParameterExternalizer
+
+    torch.manual_seed(0)
+    model = nn.Linear(64, 40).eval()
+    externalizer = ParameterExternalizer(named_tensors=list(model.state_dict().items()))
+    module = import_torch(model, (torch.randn(8, 64),), [], hooks=externalizer)
+    with pytest.raises(StrataError, match="stage 'linalg'"):
+        run_stages(module, CompileOptions(), StageOptions(tuned_passes=True))
