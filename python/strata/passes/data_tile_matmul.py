@@ -11,15 +11,8 @@ from torch_mlir import ir, rewrite
 
 from strata.errors import StrataError
 from strata.ir_splice import splice
+from strata.plain_matmul import OPS, plain_matmul
 
-_OPS = {"linalg.matmul": "linalg.mmt4d", "linalg.batch_matmul": "linalg.batch_mmt4d"}
-# The ops' default indexing maps; explicit other ones (a transposed or broadcast operand) are left.
-_DEFAULT_MAPS = {
-    "linalg.matmul": "[affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d2, d1)>, "
-    "affine_map<(d0, d1, d2) -> (d0, d1)>]",
-    "linalg.batch_matmul": "[affine_map<(d0, d1, d2, d3) -> (d0, d1, d3)>, affine_map<(d0, d1, d2, d3) -> (d0, d3, d2)>, "
-    "affine_map<(d0, d1, d2, d3) -> (d0, d1, d2)>]",
-}
 # A rank-3 tensor that repeats one matrix along its first dimension, as Torch-MLIR writes
 # `x @ w` for a batched x: `linalg.generic` copying `w` with these maps.
 _BROADCAST_MAPS = "[affine_map<(d0, d1, d2) -> (d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1, d2)>]"
@@ -101,19 +94,11 @@ def _tiled_lines(a: str, b: str, c: str, batch: list[int], m: int, n: int, k: in
 def _tiled(op: ir.Operation, tile_m: int, tile_n: int, min_rows: int) -> tuple[str, list[ir.Value]] | None:
     """`@lowered` computing `op` as pack, (batch_)mmt4d and unpack, and the values its arguments
     stand for; None where the rewrite does not apply."""
+    plain = plain_matmul(op)
+    if plain is None or plain.m < min_rows:
+        return None
+    batch, m, n, k, elt = plain
     a, b, c = (v.type for v in op.operands)
-    types = (a, b, c)
-    if not all(isinstance(t, ir.RankedTensorType) and t.has_static_shape for t in types):
-        return None
-    elt = a.element_type
-    if not isinstance(elt, ir.FloatType) or any(t.element_type != elt for t in types):
-        return None
-    if "indexing_maps" in op.attributes and str(op.attributes["indexing_maps"]) != _DEFAULT_MAPS[op.name]:
-        return None
-    *batch, m, k = a.shape
-    n = b.shape[-1]
-    if m < min_rows:
-        return None
     header = f"func.func @lowered(%a: {a}, %b: {b}, %c: {c}"
     matrix = _broadcast_matrix(op.operands[1]) if batch else None
     if matrix is None:
@@ -154,6 +139,6 @@ def run(op: ir.Operation, options) -> None:
         return False
 
     patterns = rewrite.RewritePatternSet()
-    for name in _OPS:
+    for name in OPS:
         patterns.add(name, tile)
     rewrite.apply_patterns_and_fold_greedily(op, patterns.freeze())

@@ -16,19 +16,12 @@ knows one form.
 from torch_mlir import ir, rewrite
 
 from strata.ir_splice import splice
+from strata.plain_matmul import OPS, plain_matmul
 
 # The loops (`b` the batch, `mb` counting row blocks, `m` the row in a block, `n1` counting
 # panels, `n0` the column in a panel), then the maps of A's blocks, of B's panels and of C's blocks.
 _LOOPS = ["b", "mb", "m", "n1", "k", "n0"]
 _A_MAP, _PANELS_MAP, _C_MAP = "b, mb, m, k", "b, n1, k, n0", "b, mb, m, n1, n0"
-_OPS = ("linalg.matmul", "linalg.batch_matmul")
-# The ops' default indexing maps; explicit other ones (a transposed or broadcast operand) are left.
-_DEFAULT_MAPS = {
-    "linalg.matmul": "[affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d2, d1)>, "
-    "affine_map<(d0, d1, d2) -> (d0, d1)>]",
-    "linalg.batch_matmul": "[affine_map<(d0, d1, d2, d3) -> (d0, d1, d3)>, affine_map<(d0, d1, d2, d3) -> (d0, d3, d2)>, "
-    "affine_map<(d0, d1, d2, d3) -> (d0, d1, d2)>]",
-}
 # Rows of the register tile (cpu.mlir tiles the `m` loop by this), and the row blocks tried, in
 # tiles: a block of A (5-10 tiles x the reduction) stays in L2 while a slab of B's panels passes
 # it; blocks are what the threads share out.
@@ -69,19 +62,11 @@ def row_pieces(m: int) -> list[tuple[int, int, int]]:
 def _panel_text(op: ir.Operation, panel: int, min_rows: int) -> str | None:
     """`@lowered` computing `op` on panels of B and blocks of rows, or None where the rewrite does
     not apply."""
+    plain = plain_matmul(op)
+    if plain is None or plain.n % panel or plain.m < min_rows:
+        return None
+    batch, m, n, k, elt = plain
     a, b, c = (v.type for v in op.operands)
-    types = (a, b, c)
-    if not all(isinstance(t, ir.RankedTensorType) and t.has_static_shape for t in types):
-        return None
-    elt = a.element_type
-    if not isinstance(elt, ir.FloatType) or any(t.element_type != elt for t in types):
-        return None
-    if "indexing_maps" in op.attributes and str(op.attributes["indexing_maps"]) != _DEFAULT_MAPS[op.name]:
-        return None
-    *batch, m, k = a.shape
-    n = b.shape[-1]
-    if n % panel or m < min_rows:
-        return None
     nb = batch[0] if batch else 1
     n1 = n // panel
 
@@ -165,6 +150,6 @@ def run(op: ir.Operation, options) -> None:
         return False
 
     patterns = rewrite.RewritePatternSet()
-    for name in _OPS:
+    for name in OPS:
         patterns.add(name, pack)
     rewrite.apply_patterns_and_fold_greedily(op, patterns.freeze())
