@@ -88,7 +88,8 @@ def _run_pipeline_on(module, pipeline: str, stage: str, source_text: Callable[[]
             build_pass_manager(parse_pipeline(pipeline), module.context).run(copy.operation)
             return copy.operation.get_asm(enable_debug_info=True)
         except ir.MLIRError as e:
-            raise StrataError(_stage_error(list(e.error_diagnostics) or reported, str(e), source_text(), pipeline, stage)) from None
+            diagnostics = list(e.error_diagnostics) or reported
+            raise StrataError(_stage_error(diagnostics, str(e), source_text(), pipeline, stage)) from None
         finally:
             copy.operation.erase()
             handler.detach()
@@ -175,7 +176,8 @@ def run_stages(
         pipeline = _linalg_pipeline(raising, passes)
         try:
             if text is None:  # straight from the imported module: no print and parse of the weights
-                linalg = _run_pipeline_on(torch_module, pipeline, "linalg", lambda: torch_module.operation.get_asm(enable_debug_info=True))
+                source = lambda: torch_module.operation.get_asm(enable_debug_info=True)  # noqa: E731
+                linalg = _run_pipeline_on(torch_module, pipeline, "linalg", source)
             else:
                 linalg = _run_pipeline(text, pipeline, "linalg")
             linalg = finish("linalg", linalg, started)
@@ -206,7 +208,9 @@ def _verifies(module) -> bool:
         return False
 
 
-def compile_linalg(text: str, compile_options: CompileOptions, on_stage: Callable[[str, float], None] = lambda name, seconds: None) -> bytes:
+def compile_linalg(
+    text: str, compile_options: CompileOptions, on_stage: Callable[[str, float], None] = lambda name, seconds: None
+) -> bytes:
     """The vmfb for linalg IR text, through the target's tuned strata passes where it has any
     (IREE takes the text as it is where they fail on it, and reports its own errors)."""
     traits = model_traits(text)

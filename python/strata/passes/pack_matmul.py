@@ -78,14 +78,14 @@ def _panel_text(op: ir.Operation, panel: int, min_rows: int) -> str | None:
     lines = [f"func.func @lowered(%a: {a}, %b: {b}, %c: {c}) -> {c} {{"]
     if batch:
         lines.append(f"  %b3 = tensor.expand_shape %b [[0], [1], [2, 3]] output_shape [{nb}, {k}, {n1}, {panel}] : {b} into {t(nb, k, n1, panel)}")
-        a3, c3, init = "%a", "%c", "%c"
+        a3, init = "%a", "%c"
     else:  # a batch of one
         lines += [
             f"  %a3 = tensor.expand_shape %a [[0, 1], [2]] output_shape [1, {m}, {k}] : {a} into {t(1, m, k)}",
             f"  %b3 = tensor.expand_shape %b [[0, 1], [2, 3]] output_shape [1, {k}, {n1}, {panel}] : {b} into {t(1, k, n1, panel)}",
             f"  %c3 = tensor.expand_shape %c [[0, 1], [2]] output_shape [1, {m}, {n}] : {c} into {t(1, m, n)}",
         ]
-        a3, c3, init = "%a3", "%c3", "%c3"
+        a3, init = "%a3", "%c3"
     fill = _constant_fill(op.operands[2])
     if fill is not None:  # every row is filled and accumulated by its piece: C's own fill is not needed
         init = "%dest"
