@@ -2,11 +2,10 @@
 
 strata writes lowerings as text (`strata.linalg_lowerings`): readable, and checked by MLIR's own
 parser. `splice(text, op, rewriter)` parses the text's `@lowered` function in `op`'s context,
-clones its body before `op` with the function's arguments replaced by `op`'s operands (or the
-values given), and
-replaces `op` with the returned value. Other functions in the text (declarations of callees) are
-there only so that the text verifies. Nested regions must be self-contained (use no value
-defined outside them), which the lowerings guarantee.
+clones its body before `op` with the function's arguments replaced by `op`'s operands (or by
+the values given), and replaces `op` with the returned value. Other functions in the text
+(declarations of callees) are there only so that the text verifies. Nested regions must be
+self-contained (use no value defined outside them), which the lowerings guarantee.
 """
 
 from torch_mlir import ir

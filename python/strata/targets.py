@@ -40,7 +40,7 @@ class TunedDefault:
     name: str
     flags: tuple[str, ...]
     benchmark: str
-    applies_to: str = "all"  # "all", or one of MODEL_TRAITS: models with convolutions, only matrix-vector products, or wider matmuls
+    applies_to: str = "all"  # "all", or one of MODEL_TRAITS (above)
     # strata passes run on the model's linalg IR before IREE takes it (a pipeline's inside, as
     # strata-opt --pass-pipeline takes it within `builtin.module(...)`).
     passes: str = ""

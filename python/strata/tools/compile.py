@@ -149,7 +149,8 @@ def check_writable(path: str, flag: str) -> None:
 
 
 def _compile_mlir(args, options, stage_options, progress):
-    """An `.mlir` input: torch dialect goes through the stages, linalg straight to IREE."""
+    """An `.mlir` input: torch dialect goes through the stages, linalg through the target's tuned
+    passes to IREE."""
     from strata.compile_stages import compile_linalg, run_stages
 
     path = Path(args.model)
