@@ -3,7 +3,7 @@
     torch   FX-imported torch dialect (value semantics, shapes refined)
     strata  torch dialect with whole operators raised to strata ops (`strata-raise-torch`)
     linalg  linalg-on-tensors (strata ops lowered by `strata-lower-to-linalg`, the rest by
-            Torch-MLIR's backend pipeline)
+            Torch-MLIR's backend pipeline), after the target's tuned strata passes
     vmfb    the IREE module
 
 By default IREE compiles the torch stage itself (its own torch input conversion); with `raise_torch`
