@@ -5,6 +5,8 @@ The host's CPU flags are patched, so these run the same on every x86 or Arm mach
 tiles are a speed choice, not a correctness one, and any CPU computes them right.
 """
 
+import platform
+
 import numpy as np
 import pytest
 import torch
@@ -186,3 +188,10 @@ def test_a_module_the_failed_stage_damaged_is_not_compiled(avx2_host):
     module = import_torch(model, (torch.randn(8, 64),), [], hooks=externalizer)
     with pytest.raises(StrataError, match="stage 'linalg'"):
         run_stages(module, CompileOptions(), StageOptions(tuned_passes=True))
+
+
+@pytest.mark.skipif(platform.machine() != "x86_64" or platform.system() != "Linux", reason="reads an x86 Linux /proc/cpuinfo")
+def test_host_cpu_flags_read_this_machines_features():
+    strata.targets.host_cpu_flags.cache_clear()
+    flags = strata.targets.host_cpu_flags()
+    assert "sse2" in flags and "fpu" in flags  # every x86-64 CPU has them
