@@ -24,6 +24,7 @@ from strata.torch_import import import_torch
 
 TILE_PASS = "func.func(strata-data-tile-matmul{tile-m=8 tile-n=16})"
 VECTOR_PASS = "func.func(strata-data-tile-matmul{tile-m=1 tile-n=32 min-rows=1})"
+CONV_PASS = "func.func(strata-data-tile-conv{tile-m=4 tile-n=16})"
 AVX2 = frozenset({"avx", "avx2", "fma", "sse4_2"})
 
 
@@ -57,7 +58,8 @@ def test_only_avx2_hosts_without_avx512_get_strata_tiles(monkeypatch):
     assert tuned_passes(CompileOptions(), matrix) == [TILE_PASS]
     assert tuned_passes(CompileOptions(chip="native"), matrix) == [TILE_PASS]
     assert tuned_passes(CompileOptions(), vectors) == [VECTOR_PASS]
-    assert tuned_passes(CompileOptions(), frozenset({"conv", "matrix"})) == []  # nothing to tile
+    # A CNN: its convolutions are tiled by strata-data-tile-conv (test_data_tile_conv.py).
+    assert tuned_passes(CompileOptions(), frozenset({"conv", "matrix"})) == [CONV_PASS]
     # The 1x32 tiles replace the ukernel (whose generic path would take them), on codegen.
     flags = iree_flags(CompileOptions(), traits=vectors)
     assert "--iree-llvmcpu-enable-ukernels=all" not in flags and "--iree-llvmcpu-enable-ukernels=none" in flags

@@ -1,0 +1,43 @@
+//===- data_tile_conv.td - NCHW convolutions as mmt4d ---------*- tablegen -*-===//
+
+include "mlir/Pass/PassBase.td"
+
+def DataTileConv : Pass<"strata-data-tile-conv", "func::FuncOp"> {
+  let summary = "Compute static float NCHW convolutions as linalg.mmt4d of an im2col written straight into tiles, for IREE's CPU codegen";
+  let description = [{
+    IREE's im2col for CPUs (`--iree-global-opt-use-im2col-for-convs`) turns
+    a `linalg.conv_2d_nchw_fchw` into a matmul of the filter [F][C*KH*KW]
+    by a patch matrix [C*KH*KW][OH*OW], which its data tiling then packs
+    into 8 x 8 x 1 tiles: the patches are gathered and then packed, in a
+    dispatch that runs at a few GB/s, and the mmt4d computes output channels
+    x pixels.
+
+    This pass writes that lowering itself, with pixels as the rows: the
+    patches of `tile-m` neighbouring output pixels of one output row go
+    straight into the packed layout the mmt4d reads,
+    `[N*OH*OW/tile-m][C*KH*KW][tile-m][1]`, by one `linalg.generic` whose
+    input map is affine (`oh * stride + kh * dilation`, `(ot * tile-m + oi)
+    * stride + kw * dilation`), so IREE vectorizes it as plain copies. The
+    filter is packed to `[F/tile-n][C*KH*KW][tile-n][1]` (a constant filter
+    is packed once, when the module loads), and the `linalg.mmt4d` result
+    `[pixel tiles][F/tile-n][tile-m][tile-n]` is unpacked into [F][pixels],
+    which is NCHW for batch 1 (a transpose for larger batches). The
+    convolution's init (a bias, or zeros) is added afterwards, where IREE
+    fuses it with the unpack and whatever elementwise op follows.
+
+    An output row whose width is not a multiple of the tile is computed to
+    the next multiple and cut (the extra pixels read zeros padded onto the
+    input); a row narrower than `tile-m` uses the next power of two instead.
+    Output channels that do not fill a tile are zero filter rows, dropped by
+    the unpack.
+
+    Rewritten: `linalg.conv_2d_nchw_fchw` with static shapes and one float
+    element type, any strides and dilations. Grouped and depthwise
+    convolutions, other layouts and dynamic shapes are left to IREE.
+  }];
+  let options = [
+    Option<"tileM", "tile-m", "int64_t", "4",
+           "Output pixels (along an output row) per tile">,
+    Option<"tileN", "tile-n", "int64_t", "16", "Output channels per tile">,
+  ];
+}

@@ -1,0 +1,98 @@
+// strata-data-tile-conv: static float NCHW convolutions become patches written in tiles, a packed
+// filter, linalg.mmt4d and an unpack to [F][pixels]; everything else is left alone. Structure
+// only here; numerics through IREE: test/python/iree/test_data_tile_conv.py.
+// RUN: strata-opt --split-input-file --strata-data-tile-conv %s | FileCheck %s
+// RUN: strata-opt --split-input-file --strata-data-tile-conv='tile-m=8 tile-n=8' %s | FileCheck %s --check-prefix=OPTS
+// RUN: not strata-opt --strata-data-tile-conv='tile-n=0' %s 2>&1 | FileCheck %s --check-prefix=BAD
+
+// Batch 1, rows of 56 pixels (fourteen tiles of 4), 64 output channels (four tiles of 16), zero
+// init: the patches [1][56][14][32][3][3][4][1] collapse to the mmt4d's A [784][288][4][1], the
+// filter packs to B [4][288][16][1], and the unpack is already NCHW (no transpose, no add).
+// The patch of pixel (oh, ot * 4 + oi) at (c, kh, kw) reads input (c, oh + kh, ot * 4 + oi + kw).
+// CHECK:       #[[SRC:map[0-9]*]] = affine_map<(d0, d1, d2, d3, d4, d5, d6, d7) -> (d0, d3, d1 + d4, d2 * 4 + d6 + d5)>
+// CHECK-LABEL: func.func @conv
+// CHECK-SAME:    (%[[X:.*]]: tensor<1x32x58x58xf32>, %[[W:.*]]: tensor<64x32x3x3xf32>)
+// CHECK:         %[[P:.*]] = linalg.generic {indexing_maps = [#[[SRC]], #{{.*}}], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "parallel", "parallel", "parallel"]} ins(%[[X]] : tensor<1x32x58x58xf32>) outs(%{{.*}} : tensor<1x56x14x32x3x3x4x1xf32>)
+// CHECK:         %[[A:.*]] = tensor.collapse_shape %[[P]] {{\[\[}}0, 1, 2], [3, 4, 5], [6], [7]] : tensor<1x56x14x32x3x3x4x1xf32> into tensor<784x288x4x1xf32>
+// CHECK:         %[[W2:.*]] = tensor.collapse_shape %[[W]] {{\[\[}}0], [1, 2, 3]] : tensor<64x32x3x3xf32> into tensor<64x288xf32>
+// CHECK:         %[[B:.*]] = linalg.pack %[[W2]] inner_dims_pos = [0, 1] inner_tiles = [16, 1] into %{{.*}} : tensor<64x288xf32> -> tensor<4x288x16x1xf32>
+// CHECK:         %[[R:.*]] = linalg.mmt4d ins(%[[A]], %[[B]] : tensor<784x288x4x1xf32>, tensor<4x288x16x1xf32>) outs(%{{.*}} : tensor<784x4x4x16xf32>)
+// CHECK:         %[[U:.*]] = linalg.unpack %[[R]] outer_dims_perm = [1, 0] inner_dims_pos = [1, 0] inner_tiles = [4, 16] into %{{.*}} : tensor<784x4x4x16xf32> -> tensor<64x3136xf32>
+// CHECK:         %[[Y:.*]] = tensor.expand_shape %[[U]] {{\[\[}}0, 1], [2, 3]] output_shape [1, 64, 56, 56]
+// CHECK-NOT:     linalg.transpose
+// CHECK-NOT:     arith.addf
+// CHECK:         return %[[Y]] : tensor<1x64x56x56xf32>
+// OPTS-LABEL: func.func @conv
+// OPTS:         linalg.mmt4d {{.*}} : tensor<392x288x8x1xf32>, tensor<8x288x8x1xf32>) outs(%{{.*}} : tensor<392x8x8x8xf32>)
+func.func @conv(%x: tensor<1x32x58x58xf32>, %w: tensor<64x32x3x3xf32>) -> tensor<1x64x56x56xf32> {
+  %zero = arith.constant 0.0 : f32
+  %empty = tensor.empty() : tensor<1x64x56x56xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%empty : tensor<1x64x56x56xf32>) -> tensor<1x64x56x56xf32>
+  %r = linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ins(%x, %w : tensor<1x32x58x58xf32>, tensor<64x32x3x3xf32>) outs(%init : tensor<1x64x56x56xf32>) -> tensor<1x64x56x56xf32>
+  return %r : tensor<1x64x56x56xf32>
+}
+
+// -----
+
+// Stride 2 and rows of 14 pixels: computed as four tiles of 4 (16 pixels), so the input is padded
+// on the right to the 33 columns the 16th pixel reads, and the result is cut back to 14. 20
+// output channels pad the filter to two tiles of 16. A bias as init is added afterwards.
+// CHECK:       #[[SRC:map[0-9]*]] = affine_map<(d0, d1, d2, d3, d4, d5, d6, d7) -> (d0, d3, d1 * 2 + d4, d2 * 8 + d6 * 2 + d5)>
+// CHECK-LABEL: func.func @strided
+// CHECK-SAME:    (%[[X:.*]]: tensor<1x8x30x30xf32>, %[[W:.*]]: tensor<20x8x3x3xf32>, %[[BIAS:.*]]: tensor<1x20x14x14xf32>)
+// CHECK:         %[[Z:.*]] = arith.constant 0.000000e+00 : f32
+// CHECK:         %[[XW:.*]] = tensor.pad %[[X]] low[0, 0, 0, 0] high[0, 0, 0, 3]
+// CHECK:         } : tensor<1x8x30x30xf32> to tensor<1x8x30x33xf32>
+// CHECK:         linalg.generic {indexing_maps = [#[[SRC]], #{{.*}}], {{.*}} ins(%[[XW]] : tensor<1x8x30x33xf32>) outs(%{{.*}} : tensor<1x14x4x8x3x3x4x1xf32>)
+// CHECK:         linalg.pack %{{.*}} padding_value(%[[Z]] : f32) inner_dims_pos = [0, 1] inner_tiles = [16, 1] into %{{.*}} : tensor<20x72xf32> -> tensor<2x72x16x1xf32>
+// CHECK:         %[[R:.*]] = linalg.mmt4d {{.*}} outs(%{{.*}} : tensor<56x2x4x16xf32>)
+// CHECK:         linalg.unpack %[[R]] {{.*}} : tensor<56x2x4x16xf32> -> tensor<20x224xf32>
+// CHECK:         %[[ROWS:.*]] = tensor.expand_shape {{.*}} output_shape [1, 20, 14, 16] : tensor<20x224xf32> into tensor<1x20x14x16xf32>
+// CHECK:         %[[CUT:.*]] = tensor.extract_slice %[[ROWS]][0, 0, 0, 0] [1, 20, 14, 14] [1, 1, 1, 1]
+// CHECK:         %[[SUM:.*]] = linalg.generic {{.*}} ins(%[[CUT]], %[[BIAS]] : tensor<1x20x14x14xf32>, tensor<1x20x14x14xf32>)
+// CHECK:           arith.addf
+// CHECK:         return %[[SUM]]
+func.func @strided(%x: tensor<1x8x30x30xf32>, %w: tensor<20x8x3x3xf32>, %bias: tensor<1x20x14x14xf32>) -> tensor<1x20x14x14xf32> {
+  %r = linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<2> : vector<2xi64>} ins(%x, %w : tensor<1x8x30x30xf32>, tensor<20x8x3x3xf32>) outs(%bias : tensor<1x20x14x14xf32>) -> tensor<1x20x14x14xf32>
+  return %r : tensor<1x20x14x14xf32>
+}
+
+// -----
+
+// Batch 2, dilation 2, rows of 2 pixels (narrower than a tile: tiles of 2): [F][N*OH*OW] is
+// transposed to NCHW.
+// CHECK:       #[[SRC:map[0-9]*]] = affine_map<(d0, d1, d2, d3, d4, d5, d6, d7) -> (d0, d3, d1 + d4 * 2, d2 * 2 + d6 + d5 * 2)>
+// CHECK-LABEL: func.func @batch_dilated
+// CHECK:         linalg.generic {indexing_maps = [#[[SRC]], #{{.*}}], {{.*}} outs(%{{.*}} : tensor<2x2x1x3x3x3x2x1xf32>)
+// CHECK:         linalg.mmt4d {{.*}} outs(%{{.*}} : tensor<4x1x2x16xf32>)
+// CHECK:         linalg.unpack {{.*}} : tensor<4x1x2x16xf32> -> tensor<16x8xf32>
+// CHECK:         tensor.expand_shape {{.*}} output_shape [16, 2, 2, 2] : tensor<16x8xf32> into tensor<16x2x2x2xf32>
+// CHECK:         %[[T:.*]] = linalg.transpose ins(%{{.*}} : tensor<16x2x2x2xf32>) outs(%{{.*}} : tensor<2x16x2x2xf32>) permutation = [1, 0, 2, 3]
+// CHECK:         return %[[T]]
+func.func @batch_dilated(%x: tensor<2x3x6x6xf32>, %w: tensor<16x3x3x3xf32>) -> tensor<2x16x2x2xf32> {
+  %zero = arith.constant 0.0 : f32
+  %empty = tensor.empty() : tensor<2x16x2x2xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%empty : tensor<2x16x2x2xf32>) -> tensor<2x16x2x2xf32>
+  %r = linalg.conv_2d_nchw_fchw {dilations = dense<2> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ins(%x, %w : tensor<2x3x6x6xf32>, tensor<16x3x3x3xf32>) outs(%init : tensor<2x16x2x2xf32>) -> tensor<2x16x2x2xf32>
+  return %r : tensor<2x16x2x2xf32>
+}
+
+// -----
+
+// Left to IREE: dynamic shapes, integer convolutions, other layouts.
+// CHECK-LABEL: func.func @untouched
+// CHECK:         linalg.conv_2d_nchw_fchw {{.*}} tensor<?x3x8x8xf32>
+// CHECK:         linalg.conv_2d_nchw_fchw {{.*}} tensor<1x3x8x8xi32>
+// CHECK:         linalg.conv_2d_nhwc_hwcf
+// CHECK-NOT:     linalg.mmt4d
+func.func @untouched(%x: tensor<?x3x8x8xf32>, %w: tensor<4x3x3x3xf32>, %y: tensor<?x4x6x6xf32>,
+                     %xi: tensor<1x3x8x8xi32>, %wi: tensor<4x3x3x3xi32>, %yi: tensor<1x4x6x6xi32>,
+                     %xh: tensor<1x8x8x3xf32>, %wh: tensor<3x3x3x4xf32>, %yh: tensor<1x6x6x4xf32>)
+    -> (tensor<?x4x6x6xf32>, tensor<1x4x6x6xi32>, tensor<1x6x6x4xf32>) {
+  %a = linalg.conv_2d_nchw_fchw ins(%x, %w : tensor<?x3x8x8xf32>, tensor<4x3x3x3xf32>) outs(%y : tensor<?x4x6x6xf32>) -> tensor<?x4x6x6xf32>
+  %b = linalg.conv_2d_nchw_fchw ins(%xi, %wi : tensor<1x3x8x8xi32>, tensor<4x3x3x3xi32>) outs(%yi : tensor<1x4x6x6xi32>) -> tensor<1x4x6x6xi32>
+  %c = linalg.conv_2d_nhwc_hwcf ins(%xh, %wh : tensor<1x8x8x3xf32>, tensor<3x3x3x4xf32>) outs(%yh : tensor<1x6x6x4xf32>) -> tensor<1x6x6x4xf32>
+  return %a, %b, %c : tensor<?x4x6x6xf32>, tensor<1x4x6x6xi32>, tensor<1x6x6x4xf32>
+}
+
+// BAD: strata-data-tile-conv: tile-m and tile-n must be at least 1; got tile-n=0

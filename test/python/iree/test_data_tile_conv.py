@@ -1,0 +1,70 @@
+"""strata's own tiling of NCHW convolutions on the llvm-cpu target (`conv-mmt4d` in
+targets/llvm-cpu.toml): what the linalg stage holds, and that the tiled models match eager,
+including the shapes the tiling pads (rows that are not whole tiles, output channels that are
+not, strides, dilations, batches) and the convolutions it leaves to IREE (grouped ones).
+
+The host's CPU flags are patched as in test_data_tile_matmul.py: the tiles are a speed choice,
+and any CPU computes them right.
+"""
+
+import numpy as np
+import pytest
+import torch
+from torch import nn
+
+import strata.targets
+from strata.compile_stages import StageOptions, run_stages
+from strata.iree_compile import CompileOptions
+from strata.iree_runtime import LoadedModule
+from strata.torch_import import import_torch
+
+AVX2 = frozenset({"avx", "avx2", "fma", "sse4_2"})
+
+
+@pytest.fixture(autouse=True)
+def avx2_host(monkeypatch):
+    monkeypatch.setattr(strata.targets, "host_cpu_flags", lambda: AVX2)
+
+
+class Convolutions(nn.Module):
+    """Bias and no bias, stride 2 and dilation 2, a 7x7 stem, 20 output channels (not whole
+    tiles of 16), rows of 13, 7 and 3 pixels (not whole tiles of 4), and a grouped convolution
+    that stays with IREE."""
+
+    def __init__(self):
+        super().__init__()
+        self.stem = nn.Conv2d(3, 20, 7, stride=2, padding=3)
+        self.strided = nn.Conv2d(20, 16, 3, stride=2, padding=1, bias=False)
+        self.dilated = nn.Conv2d(16, 24, 3, padding=2, dilation=2)
+        self.grouped = nn.Conv2d(24, 24, 3, padding=1, groups=4)
+        self.point = nn.Conv2d(24, 8, 1)
+
+    def forward(self, x):
+        x = torch.relu(self.stem(x))
+        x = self.strided(x)
+        x = torch.relu(self.dilated(x))
+        return self.point(self.grouped(x)), x.mean(dim=(2, 3))
+
+
+@pytest.mark.parametrize("batch", [1, 2])
+def test_tiled_convolutions_match_eager(batch):
+    torch.manual_seed(0)
+    model, args = Convolutions().eval(), (torch.randn(batch, 3, 26, 26),)
+    linalg = run_stages(import_torch(model, args, []), CompileOptions(), StageOptions(stop_at="linalg"))
+    # Four convolutions tiled, the grouped one left (Torch-MLIR writes it as a grouped op).
+    assert linalg.count("linalg.mmt4d ins") == 4 and "linalg.conv_2d_nchw_fchw" not in linalg
+    assert "linalg.conv_2d_ngchw_gfchw" in linalg
+    assert ("linalg.transpose" in linalg) == (batch > 1)  # [F][pixels] is NCHW only for batch 1
+    vmfb = run_stages(import_torch(model, args, []), CompileOptions())
+    results = LoadedModule(vmfb, "local-task").function("main")(args[0].numpy())
+    with torch.no_grad():
+        expected = model(*args)
+    for result, reference in zip(results, expected):
+        np.testing.assert_allclose(result, reference.numpy(), rtol=1e-4, atol=1e-4)
+
+
+def test_plain_iree_route_is_unchanged_without_the_tuned_defaults():
+    torch.manual_seed(0)
+    model, args = nn.Conv2d(3, 8, 3).eval(), (torch.randn(1, 3, 10, 10),)
+    options = CompileOptions(tuned=False)
+    assert "linalg.conv_2d_nchw_fchw" in run_stages(import_torch(model, args, []), options, StageOptions(stop_at="linalg"))
