@@ -6,9 +6,18 @@ clones its body before `op` with the function's arguments replaced by `op`'s ope
 the values given), and replaces `op` with the returned value. Other functions in the text
 (declarations of callees) are there only so that the text verifies. Nested regions must be
 self-contained (use no value defined outside them), which the lowerings guarantee.
+`splice_each` runs such a lowering as a rewrite pattern over every op of some names.
 """
 
-from torch_mlir import ir
+from torch_mlir import ir, rewrite
+
+DYNAMIC = ir.ShapedType.get_dynamic_size()
+
+
+def tensor_type(shape, elt) -> str:
+    """The text of a tensor type: `tensor<4x?xf32>` for shape [4, DYNAMIC] and element `f32`."""
+    dims = "x".join("?" if d == DYNAMIC else str(d) for d in shape)
+    return f"tensor<{dims + 'x' if dims else ''}{elt}>"
 
 
 def splice(text: str, op: ir.Operation, rewriter, operands=None) -> None:
@@ -34,3 +43,22 @@ def splice(text: str, op: ir.Operation, rewriter, operands=None) -> None:
             mapping[old] = new
         # Cloned ops take the replaced op's location, so errors point at the strata op.
     rewriter.replace_op(op, replacement)
+
+
+def splice_each(root: ir.Operation, names, lowering) -> None:
+    """Splices `lowering(op)` in place of every op named in `names` under `root`, greedily: the
+    lowering returns the function text and the values its arguments stand for (None: `op`'s
+    operands), or None to leave the op."""
+
+    def lower(op, rewriter):
+        lowered = lowering(op.operation)
+        if lowered is None:
+            return True  # no match
+        text, operands = lowered
+        splice(text, op, rewriter, operands=operands)
+        return False
+
+    patterns = rewrite.RewritePatternSet()
+    for name in names:
+        patterns.add(name, lower)
+    rewrite.apply_patterns_and_fold_greedily(root, patterns.freeze())

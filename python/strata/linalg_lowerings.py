@@ -15,7 +15,7 @@ import math
 
 from torch_mlir import ir
 
-DYNAMIC = ir.ShapedType.get_dynamic_size()
+from strata.ir_splice import DYNAMIC, tensor_type
 
 NEG_INF = {"f16": "0xFC00", "bf16": "0xFF80", "f32": "0xFF800000", "f64": "0xFFF0000000000000"}
 
@@ -26,11 +26,6 @@ def _dims(n: int) -> str:
 
 def _map(n: int, exprs) -> str:
     return f"affine_map<({_dims(n)}) -> ({', '.join(exprs)})>"
-
-
-def _tensor(shape, elt: str) -> str:
-    dims = "x".join("?" if d == DYNAMIC else str(d) for d in shape)
-    return f"tensor<{dims + 'x' if dims else ''}{elt}>"
 
 
 def _literal(value: float) -> str:
@@ -58,7 +53,7 @@ class _Func:
     def dim_of(self, source: str, index: int) -> str:
         c, d = self.fresh("c"), self.fresh("dim")
         self.lines.append(f"{c} = arith.constant {index} : index")
-        self.lines.append(f"{d} = tensor.dim {source}, {c} : {_tensor(self.shapes[source], self._elt_of(source))}")
+        self.lines.append(f"{d} = tensor.dim {source}, {c} : {tensor_type(self.shapes[source], self._elt_of(source))}")
         return d
 
     def _elt_of(self, name: str) -> str:
@@ -72,7 +67,7 @@ class _Func:
         shape = [self.shapes[s][i] for s, i in sources]
         dynamic = [self.dim_of(s, i) for (s, i), d in zip(sources, shape) if d == DYNAMIC]
         name = self.fresh("empty")
-        ty = _tensor(shape, self.elt)
+        ty = tensor_type(shape, self.elt)
         self.lines.append(f"{name} = tensor.empty({', '.join(dynamic)}) : {ty}")
         self.shapes[name] = shape
         if fill is None:
@@ -109,10 +104,10 @@ class _Func:
         return result
 
     def type_of(self, name: str) -> str:
-        return _tensor(self.shapes[name], self._elt_of(name))
+        return tensor_type(self.shapes[name], self._elt_of(name))
 
     def text(self, result: str) -> str:
-        params = ", ".join(f"{name}: {_tensor(shape, elt)}" for name, shape, elt in self.args)
+        params = ", ".join(f"{name}: {tensor_type(shape, elt)}" for name, shape, elt in self.args)
         body = "\n".join("    " + line for line in self.lines)
         return (
             f"func.func @lowered({params}) -> {self.type_of(result)} {{\n{body}\n"

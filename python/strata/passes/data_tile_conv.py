@@ -7,16 +7,12 @@ rows, so the gather is an affine copy), the filter is packed like a matmul's B, 
 codegen computes the product in strata's tile shape, as strata-data-tile-matmul does for matmuls.
 """
 
-from torch_mlir import ir, rewrite
+from torch_mlir import ir
 
 from strata.errors import StrataError
-from strata.ir_splice import splice
+from strata.ir_splice import splice_each, tensor_type
 
 _OP = "linalg.conv_2d_nchw_fchw"
-
-
-def _tensor(shape, elt) -> str:
-    return f"tensor<{'x'.join(map(str, shape))}x{elt}>"
 
 
 def _ceil_div(a: int, b: int) -> int:
@@ -69,7 +65,7 @@ def _tiled(op: ir.Operation, tile_m: int, tile_n: int) -> tuple[str, list[ir.Val
     pixels = n * oh * row
     # The last computed pixel of a row reads input column (row - 1) * sw + (kw - 1) * dw.
     wide = max(width, (row - 1) * sw + (kw - 1) * dw + 1)
-    t = lambda *shape: _tensor(shape, elt)  # noqa: E731
+    t = lambda *shape: tensor_type(shape, elt)  # noqa: E731
     x_type, w_type, y_type = t(n, c, h, width), t(f, c, kh, kw), t(n, f, oh, ow)
     patches = t(n, oh, row_tiles, c, kh, kw, tm, 1)
     lhs, rhs, acc = t(n * oh * row_tiles, k, tm, 1), t(f_tiles, k, tile_n, 1), t(n * oh * row_tiles, f_tiles, tm, tile_n)
@@ -148,14 +144,4 @@ def run(op: ir.Operation, options) -> None:
     if bad:
         raise StrataError(f"strata-data-tile-conv: tile-m and tile-n must be at least 1; got {', '.join(bad)}")
 
-    def tile(conv, rewriter):
-        tiled = _tiled(conv.operation, options.tile_m, options.tile_n)
-        if tiled is None:
-            return True
-        text, operands = tiled
-        splice(text, conv, rewriter, operands=operands)
-        return False
-
-    patterns = rewrite.RewritePatternSet()
-    patterns.add(_OP, tile)
-    rewrite.apply_patterns_and_fold_greedily(op, patterns.freeze())
+    splice_each(op, [_OP], lambda conv: _tiled(conv, options.tile_m, options.tile_n))

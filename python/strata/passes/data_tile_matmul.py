@@ -7,19 +7,15 @@ after the rewrite (fusing the packs into neighbouring dispatches, evaluating the
 constant weights at compile time) is IREE's.
 """
 
-from torch_mlir import ir, rewrite
+from torch_mlir import ir
 
 from strata.errors import StrataError
-from strata.ir_splice import splice
+from strata.ir_splice import splice_each, tensor_type
 from strata.plain_matmul import OPS, plain_matmul
 
 # A rank-3 tensor that repeats one matrix along its first dimension, as Torch-MLIR writes
 # `x @ w` for a batched x: `linalg.generic` copying `w` with these maps.
 _BROADCAST_MAPS = "[affine_map<(d0, d1, d2) -> (d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1, d2)>]"
-
-
-def _tensor(shape, elt) -> str:
-    return f"tensor<{'x'.join(map(str, shape))}x{elt}>"
 
 
 def _ceil_div(a: int, b: int) -> int:
@@ -61,7 +57,7 @@ def _tiled_lines(a: str, b: str, c: str, batch: list[int], m: int, n: int, k: in
     d = len(batch)  # the position of M (and of K in B)
 
     def t(*shape):
-        return _tensor(list(batch) + list(shape), elt)
+        return tensor_type(list(batch) + list(shape), elt)
 
     def padding(needed: bool) -> str:
         return f"padding_value(%zero : {elt}) " if needed else ""
@@ -114,10 +110,10 @@ def _tiled(op: ir.Operation, tile_m: int, tile_n: int, min_rows: int) -> tuple[s
     rows = batch[0] * m
     lines = [
         header + f", %w: {matrix.type}) -> {c} {{",
-        f"  %a2 = tensor.collapse_shape %a [[0, 1], [2]] : {a} into {_tensor([rows, k], elt)}",
-        f"  %c2 = tensor.collapse_shape %c [[0, 1], [2]] : {c} into {_tensor([rows, n], elt)}",
+        f"  %a2 = tensor.collapse_shape %a [[0, 1], [2]] : {a} into {tensor_type([rows, k], elt)}",
+        f"  %c2 = tensor.collapse_shape %c [[0, 1], [2]] : {c} into {tensor_type([rows, n], elt)}",
         *_tiled_lines("%a2", "%w", "%c2", [], rows, n, k, elt, tile_m, tile_n),
-        f"  %out3 = tensor.expand_shape %out [[0, 1], [2]] output_shape [{batch[0]}, {m}, {n}] : {_tensor([rows, n], elt)} into {c}",
+        f"  %out3 = tensor.expand_shape %out [[0, 1], [2]] output_shape [{batch[0]}, {m}, {n}] : {tensor_type([rows, n], elt)} into {c}",
         f"  return %out3 : {c}",
         "}",
     ]
@@ -130,15 +126,4 @@ def run(op: ir.Operation, options) -> None:
     if bad:
         raise StrataError(f"strata-data-tile-matmul: tile-m, tile-n and min-rows must be at least 1; got {', '.join(bad)}")
 
-    def tile(matmul, rewriter):
-        tiled = _tiled(matmul.operation, options.tile_m, options.tile_n, options.min_rows)
-        if tiled is None:
-            return True
-        text, operands = tiled
-        splice(text, matmul, rewriter, operands=operands)
-        return False
-
-    patterns = rewrite.RewritePatternSet()
-    for name in OPS:
-        patterns.add(name, tile)
-    rewrite.apply_patterns_and_fold_greedily(op, patterns.freeze())
+    splice_each(op, OPS, lambda matmul: _tiled(matmul, options.tile_m, options.tile_n, options.min_rows))

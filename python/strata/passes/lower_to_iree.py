@@ -14,15 +14,8 @@ import math
 
 from torch_mlir import ir, rewrite
 
-from strata.ir_splice import splice
+from strata.ir_splice import DYNAMIC, splice, tensor_type
 from strata.linalg_lowerings import ACTIVATION_BODIES, NEG_INF, causal_mask_body
-
-DYNAMIC = ir.ShapedType.get_dynamic_size()
-
-
-def _tensor(shape, elt: str) -> str:
-    dims = "x".join("?" if d == DYNAMIC else str(d) for d in shape)
-    return f"tensor<{dims + 'x' if dims else ''}{elt}>"
 
 
 class _Text:
@@ -45,7 +38,7 @@ class _Text:
         """A tensor.empty of `shape`; `sources[i]` = (value, its type, dim) gives dynamic dim i."""
         dynamic = [self.dim(*sources[i]) for i, d in enumerate(shape) if d == DYNAMIC]
         name = self.fresh("empty")
-        self.lines.append(f"{name} = tensor.empty({', '.join(dynamic)}) : {_tensor(shape, elt)}")
+        self.lines.append(f"{name} = tensor.empty({', '.join(dynamic)}) : {tensor_type(shape, elt)}")
         return name
 
 
@@ -71,12 +64,12 @@ def _mask_map(mask_shape) -> list[str]:
 
 def _zero_fully_masked_rows(text: _Text, elt: str, scores: str, scores_t: str, out: str, out_shape) -> str:
     """`out` [bh, i, e] with rows whose `scores` [bh, i, j] are all -inf set to 0."""
-    rows, out_t = out_shape[:2], _tensor(out_shape, elt)
+    rows, out_t = out_shape[:2], tensor_type(out_shape, elt)
     ninf = text.fresh("ninf")
     text.lines.append(f"{ninf} = arith.constant {NEG_INF[elt]} : {elt}")
     empty = text.empty(rows, elt, [(scores, scores_t, 0), (scores, scores_t, 1)])
     init, row_max, fixed = text.fresh("max_init"), text.fresh("row_max"), text.fresh("zeroed")
-    max_t = _tensor(rows, elt)
+    max_t = tensor_type(rows, elt)
     text.lines += [
         f"{init} = linalg.fill ins({ninf} : {elt}) outs({empty} : {max_t}) -> {max_t}",
         f"{row_max} = linalg.generic {{indexing_maps = [{_map(3, ['d0', 'd1', 'd2'])}, {_map(3, ['d0', 'd1'])}],"
@@ -120,12 +113,12 @@ def _attention_text(op: ir.Operation) -> str | None:
     args = [("%q", qt), ("%k", kt), ("%v", vt)] + ([("%mask", str(mask.type))] if mask is not None else [])
 
     def collapse(value: str, ty: str, rest) -> tuple[str, str]:
-        name, collapsed = text.fresh("heads"), _tensor([bh, *rest], elt)
+        name, collapsed = text.fresh("heads"), tensor_type([bh, *rest], elt)
         text.lines.append(f"{name} = tensor.collapse_shape {value} [[0, 1], [2], [3]] : {ty} into {collapsed}")
         return name, collapsed
 
     def batch_matmul(lhs, lhs_t, rhs, rhs_t, shape, sources) -> tuple[str, str]:
-        ty = _tensor(shape, elt)
+        ty = tensor_type(shape, elt)
         empty = text.empty(shape, elt, sources)
         zero, filled, product = text.fresh("zero"), text.fresh("init"), text.fresh("bmm")
         text.lines += [
@@ -140,12 +133,12 @@ def _attention_text(op: ir.Operation) -> str | None:
     v3, v3t = collapse("%v", vt, [lk, ev])
     kt_shape = [bh, e, lk]
     kt_empty = text.empty(kt_shape, elt, [(k3, k3t, 0), (k3, k3t, 2), (k3, k3t, 1)])
-    k_t, k_tt = text.fresh("key_t"), _tensor(kt_shape, elt)
+    k_t, k_tt = text.fresh("key_t"), tensor_type(kt_shape, elt)
     text.lines.append(f"{k_t} = linalg.transpose ins({k3} : {k3t}) outs({kt_empty} : {k_tt}) permutation = [0, 2, 1]")
     scores, scores_t = batch_matmul(q3, q3t, k_t, k_tt, [bh, lq, lk], [(q3, q3t, 0), (q3, q3t, 1), (k3, k3t, 1)])
     # scale, mask and causal masking on the 4-D scores [b, h, i, j]
     shape4 = [b, h, lq, lk]
-    s4t = _tensor(shape4, elt)
+    s4t = tensor_type(shape4, elt)
     sizes = [str(d) if d != DYNAMIC else text.dim("%q", qt, i) for i, d in enumerate([b, h, lq])]
     sizes.append(str(lk) if lk != DYNAMIC else text.dim("%k", kt, 2))
     scores4 = text.fresh("scores")
@@ -214,13 +207,13 @@ def linear_to_matmul(op, rewriter):
     args = [("%x", xt), ("%w", wt)] + ([("%bias", str(bias.type))] if bias is not None else [])
     x2, x2t = "%x", xt
     if rank > 2:
-        x2, x2t = text.fresh("rows"), _tensor([m, x_shape[-1]], elt)
+        x2, x2t = text.fresh("rows"), tensor_type([m, x_shape[-1]], elt)
         text.lines.append(f"{x2} = tensor.collapse_shape %x [{list(range(rank - 1))}, [{rank - 1}]] : {xt} into {x2t}")
-    wtt = _tensor([k, n], elt)
+    wtt = tensor_type([k, n], elt)
     wt_empty = text.empty([k, n], elt, [("%w", wt, 1), ("%w", wt, 0)])
     transposed = text.fresh("weight_t")
     text.lines.append(f"{transposed} = linalg.transpose ins(%w : {wt}) outs({wt_empty} : {wtt}) permutation = [1, 0]")
-    yt = _tensor([m, n], elt)
+    yt = tensor_type([m, n], elt)
     y_empty = text.empty([m, n], elt, [(x2, x2t, 0), ("%w", wt, 0)])
     zero, filled, product = text.fresh("zero"), text.fresh("init"), text.fresh("matmul")
     text.lines += [

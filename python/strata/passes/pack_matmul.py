@@ -13,9 +13,9 @@ GFLOP/s; OpenBLAS ~180). A `linalg.matmul` is handled as a batch of one, so the 
 knows one form.
 """
 
-from torch_mlir import ir, rewrite
+from torch_mlir import ir
 
-from strata.ir_splice import splice
+from strata.ir_splice import splice_each, tensor_type
 from strata.plain_matmul import OPS, plain_matmul
 
 # The loops (`b` the batch, `mb` counting row blocks, `m` the row in a block, `n1` counting
@@ -27,10 +27,6 @@ _A_MAP, _PANELS_MAP, _C_MAP = "b, mb, m, k", "b, n1, k, n0", "b, mb, m, n1, n0"
 # it; blocks are what the threads share out.
 _TILE_ROWS = 6
 _BLOCK_TILES = range(5, 11)
-
-
-def _tensor(shape, elt) -> str:
-    return f"tensor<{'x'.join(map(str, shape))}x{elt}>"
 
 
 def _ceil_div(a: int, b: int) -> int:
@@ -71,7 +67,7 @@ def _panel_text(op: ir.Operation, panel: int, min_rows: int) -> str | None:
     n1 = n // panel
 
     def t(*shape):
-        return _tensor(shape, elt)
+        return tensor_type(shape, elt)
 
     dims = ", ".join(_LOOPS)
     iterators = ", ".join('"reduction"' if name == "k" else '"parallel"' for name in _LOOPS)
@@ -142,14 +138,8 @@ def _constant_fill(init: ir.Value) -> str | None:
 
 
 def run(op: ir.Operation, options) -> None:
-    def pack(matmul, rewriter):
-        text = _panel_text(matmul.operation, options.panel, options.min_rows)
-        if text is None:
-            return True
-        splice(text, matmul, rewriter)
-        return False
+    def lowering(matmul):
+        text = _panel_text(matmul, options.panel, options.min_rows)
+        return None if text is None else (text, None)
 
-    patterns = rewrite.RewritePatternSet()
-    for name in OPS:
-        patterns.add(name, pack)
-    rewrite.apply_patterns_and_fold_greedily(op, patterns.freeze())
+    splice_each(op, OPS, lowering)
