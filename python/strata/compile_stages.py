@@ -159,7 +159,16 @@ def run_stages(
     # written as linalg.generic). The ops alone print in a millisecond; the whole module, with
     # the weights' blobs, takes a tenth of a second per 50 MB and is printed only where needed.
     traits = model_traits("\n".join(op.operation.get_asm() for op in torch_module.body.operations))
-    passes = tuned_passes(compile_options, traits) if stage_options.tuned_passes else []
+    foreign = _foreign_ops(torch_module)
+    if foreign and (raising or stop_at == "linalg"):
+        raise StrataError(
+            f"stage '{'strata' if raising else 'linalg'}' cannot take ops of dialects Torch-MLIR does not know"
+            f" ({', '.join(foreign)}: weights externalized to parameters?); IREE's torch input can"
+        )
+    # Torch-MLIR's linalg pipeline run on such ops (the util/stream globals of externalized
+    # parameters) failed, changed the module it had not been given, and now and then crashed the
+    # process: those modules go to IREE's torch input as they are.
+    passes = tuned_passes(compile_options, traits) if stage_options.tuned_passes and not foreign else []
     linalg_only = passes and not raising and stop_at != "torch" and not dump
     text = None if linalg_only else torch_module.operation.get_asm(enable_debug_info=True)
     finish("torch", text, started)
@@ -197,6 +206,13 @@ def run_stages(
     options = compile_options if not dump else _with_dump(compile_options, dump)
     vmfb = compile_ir(text, options, input_type=input_type, traits=traits)
     return finish("vmfb", vmfb, started)
+
+
+def _foreign_ops(module) -> list[str]:
+    """The names of the top-level ops of `module` whose dialects its context does not know."""
+    context = module.context
+    names = {op.operation.name for op in module.body.operations}
+    return sorted(name for name in names if not context.is_registered_operation(name))
 
 
 def _verifies(module) -> bool:
