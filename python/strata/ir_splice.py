@@ -2,11 +2,10 @@
 
 strata writes lowerings as text (`strata.linalg_lowerings`): readable, and checked by MLIR's own
 parser. `splice(text, op, rewriter)` parses the text's `@lowered` function in `op`'s context,
-clones its body before `op` with the function's arguments replaced by `op`'s operands (or by
-the values given), and replaces `op` with the returned value. Other functions in the text
-(declarations of callees) are there only so that the text verifies. Nested regions must be
-self-contained (use no value defined outside them), which the lowerings guarantee.
-`splice_each` runs such a lowering as a rewrite pattern over every op of some names.
+replaces the function's arguments by `op`'s operands (or by the values given) wherever they are
+used, nested regions included, moves its body before `op` and replaces `op` with the returned
+value. Other functions in the text (declarations of callees) are there only so that the text
+verifies. `splice_each` runs such a lowering as a rewrite pattern over every op of some names.
 """
 
 from torch_mlir import ir, rewrite
@@ -23,26 +22,18 @@ def tensor_type(shape, elt) -> str:
 def splice(text: str, op: ir.Operation, rewriter, operands=None) -> None:
     """`operands` (default: `op`'s) are the values the function's arguments stand for."""
     op = op.operation if isinstance(op, ir.OpView) else op
+    # Ops parsed without a location take `op`'s, so errors point at the op they replace.
     with op.context, op.location:
         module = ir.Module.parse(text)
     lowered = next(f for f in module.body.operations if f.attributes["sym_name"].value == "lowered")
     block = lowered.regions[0].blocks[0]
     values = list(op.operands) if operands is None else list(operands)
-    mapping = {arg: operand for arg, operand in zip(block.arguments, values)}
-    replacement = None
-    for inner in block.operations:
-        inner = inner.operation
-        if inner.name == "func.return":
-            replacement = [mapping[v] for v in inner.operands]
-            break
-        clone = inner.clone(ip=rewriter.ip).operation
-        for old in list(clone.operands):
-            if old in mapping:
-                clone.replace_uses_of_with(old, mapping[old])
-        for old, new in zip(inner.results, clone.results):
-            mapping[old] = new
-        # Cloned ops take the replaced op's location, so errors point at the strata op.
-    rewriter.replace_op(op, replacement)
+    for argument, value in zip(block.arguments, values):
+        argument.replace_all_uses_with(value)
+    *body, returned = [inner.operation for inner in block.operations]
+    for inner in body:  # moved, not cloned: uses inside nested regions stay connected
+        inner.move_before(op)
+    rewriter.replace_op(op, list(returned.operands))
 
 
 def splice_each(root: ir.Operation, names, lowering) -> None:

@@ -79,9 +79,7 @@ def _tiled(op: ir.Operation, tile_m: int, tile_n: int) -> tuple[str, list[ir.Val
     if wide > width:
         lines.append(
             f"  %xw = tensor.pad %x low[0, 0, 0, 0] high[0, 0, 0, {wide - width}] {{\n"
-            f"  ^bb0(%i0: index, %i1: index, %i2: index, %i3: index):\n"
-            # The region defines its own zero: splice clones regions as they are (ir_splice).
-            f"    %pad_zero = arith.constant 0.0 : {elt}\n    tensor.yield %pad_zero : {elt}\n"
+            f"  ^bb0(%i0: index, %i1: index, %i2: index, %i3: index):\n    tensor.yield %zero : {elt}\n"
             f"  }} : {x_type} to {t(n, c, h, wide)}"
         )
         x_name, x_type = "%xw", t(n, c, h, wide)
