@@ -6,13 +6,30 @@
 // RUN: not strata-opt --strata-data-tile-conv='tile-n=0' %s 2>&1 | FileCheck %s --check-prefix=BAD
 
 // Batch 1, rows of 56 pixels (fourteen tiles of 4), 64 output channels (four tiles of 16), zero
-// init: the patches [1][56][14][32][3][3][4][1] collapse to the mmt4d's A [784][288][4][1], the
+// init. Rows of whole tiles: the patches are gathered, [1][56][14][32][3][3][4], each element a
+// tensor.extract at (c, oh + kh, ot * 4 + oi + kw); the +0/-0 %lanes input, indexed by every other
+// dimension, keeps IREE from collapsing them. They reshape to the mmt4d's A [784][288][4][1], the
 // filter packs to B [4][288][16][1], and the unpack is already NCHW (no transpose, no add).
-// The patch of pixel (oh, ot * 4 + oi) at (c, kh, kw) reads input (c, oh + kh, ot * 4 + oi + kw).
-// CHECK:       #[[SRC:map[0-9]*]] = affine_map<(d0, d1, d2, d3, d4, d5, d6, d7) -> (d0, d3, d1 + d4, d2 * 4 + d6 + d5)>
+// CHECK:       #[[LANES_MAP:map[0-9]*]] = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d6, d4, d2, d0)>
 // CHECK-LABEL: func.func @conv
 // CHECK-SAME:    (%[[X:.*]]: tensor<1x32x58x58xf32>, %[[W:.*]]: tensor<64x32x3x3xf32>)
-// CHECK:         %[[P:.*]] = linalg.generic {indexing_maps = [#[[SRC]], #{{.*}}], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "parallel", "parallel", "parallel"]} ins(%[[X]] : tensor<1x32x58x58xf32>) outs(%{{.*}} : tensor<1x56x14x32x3x3x4x1xf32>)
+// CHECK:         %[[LANES:.*]] = arith.constant dense<"0x0000000000000080{{(0000000000000080)*}}"> : tensor<4x3x14x1xf32>
+// CHECK:         %[[G:.*]] = linalg.generic {indexing_maps = [#[[LANES_MAP]], #{{.*}}], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "parallel", "parallel"]} ins(%[[LANES]] : tensor<4x3x14x1xf32>) outs(%{{.*}} : tensor<1x56x14x32x3x3x4xf32>)
+// CHECK:         ^bb0(%[[LANE:.*]]: f32, %{{.*}}: f32):
+// CHECK:           %[[I1:.*]] = linalg.index 1
+// CHECK:           %[[I2:.*]] = linalg.index 2
+// CHECK:           %[[I3:.*]] = linalg.index 3
+// CHECK:           %[[I4:.*]] = linalg.index 4
+// CHECK:           %[[I5:.*]] = linalg.index 5
+// CHECK:           %[[I6:.*]] = linalg.index 6
+// CHECK:           %[[ROW:.*]] = arith.addi %[[I1]], %[[I4]] : index
+// CHECK:           %[[T:.*]] = arith.muli %[[I2]], %[[C4:.*]] : index
+// CHECK:           %[[TI:.*]] = arith.addi %[[T]], %[[I6]] : index
+// CHECK:           %[[COL:.*]] = arith.addi %[[TI]], %[[I5]] : index
+// CHECK:           %[[V:.*]] = tensor.extract %[[X]][%{{.*}}, %[[I3]], %[[ROW]], %[[COL]]] : tensor<1x32x58x58xf32>
+// CHECK:           %[[KEPT:.*]] = arith.addf %[[V]], %[[LANE]] : f32
+// CHECK:           linalg.yield %[[KEPT]]
+// CHECK:         %[[P:.*]] = tensor.expand_shape %[[G]] {{\[\[}}0], [1], [2], [3], [4], [5], [6, 7]] output_shape [1, 56, 14, 32, 3, 3, 4, 1]
 // CHECK:         %[[A:.*]] = tensor.collapse_shape %[[P]] {{\[\[}}0, 1, 2], [3, 4, 5], [6], [7]] : tensor<1x56x14x32x3x3x4x1xf32> into tensor<784x288x4x1xf32>
 // CHECK:         %[[W2:.*]] = tensor.collapse_shape %[[W]] {{\[\[}}0], [1, 2, 3]] : tensor<64x32x3x3xf32> into tensor<64x288xf32>
 // CHECK:         %[[B:.*]] = linalg.pack %[[W2]] inner_dims_pos = [0, 1] inner_tiles = [16, 1] into %{{.*}} : tensor<64x288xf32> -> tensor<4x288x16x1xf32>
@@ -35,8 +52,9 @@ func.func @conv(%x: tensor<1x32x58x58xf32>, %w: tensor<64x32x3x3xf32>) -> tensor
 // -----
 
 // Stride 2 and rows of 14 pixels: computed as four tiles of 4 (16 pixels), so the input is padded
-// on the right to the 33 columns the 16th pixel reads, and the result is cut back to 14. 20
-// output channels pad the filter to two tiles of 16. A bias as init is added afterwards.
+// on the right to the 33 columns the 16th pixel reads, and the result is cut back to 14; the
+// patches of padded rows are an affine copy, not a gather. 20 output channels pad the filter to
+// two tiles of 16. A bias as init is added afterwards.
 // CHECK:       #[[SRC:map[0-9]*]] = affine_map<(d0, d1, d2, d3, d4, d5, d6, d7) -> (d0, d3, d1 * 2 + d4, d2 * 8 + d6 * 2 + d5)>
 // CHECK-LABEL: func.func @strided
 // CHECK-SAME:    (%[[X:.*]]: tensor<1x8x30x30xf32>, %[[W:.*]]: tensor<20x8x3x3xf32>, %[[BIAS:.*]]: tensor<1x20x14x14xf32>)

@@ -28,8 +28,8 @@ def avx2_host(monkeypatch):
 
 class Convolutions(nn.Module):
     """Bias and no bias, stride 2 and dilation 2, a 7x7 stem, 20 output channels (not whole
-    tiles of 16), rows of 13, 7 and 3 pixels (not whole tiles of 4), and a grouped convolution
-    that stays with IREE."""
+    tiles of 16), rows of 12 pixels (whole tiles of 4: patches gathered) and of 6 (padded to 8:
+    patches copied), and a grouped convolution that stays with IREE."""
 
     def __init__(self):
         super().__init__()
@@ -49,10 +49,11 @@ class Convolutions(nn.Module):
 @pytest.mark.parametrize("batch", [1, 2])
 def test_tiled_convolutions_match_eager(batch):
     torch.manual_seed(0)
-    model, args = Convolutions().eval(), (torch.randn(batch, 3, 26, 26),)
+    model, args = Convolutions().eval(), (torch.randn(batch, 3, 24, 24),)
     linalg = run_stages(import_torch(model, args, []), CompileOptions(), StageOptions(stop_at="linalg"))
     # Four convolutions tiled, the grouped one left (Torch-MLIR writes it as a grouped op).
     assert linalg.count("linalg.mmt4d ins") == 4 and "linalg.conv_2d_nchw_fchw" not in linalg
+    assert linalg.count("tensor.extract %") == 1  # the stem's patches gathered, the others copied
     assert "linalg.conv_2d_ngchw_gfchw" in linalg
     assert ("linalg.transpose" in linalg) == (batch > 1)  # [F][pixels] is NCHW only for batch 1
     vmfb = run_stages(import_torch(model, args, []), CompileOptions())
