@@ -12,6 +12,7 @@ from torch_mlir import ir
 
 from strata.errors import StrataError
 from strata.ir_splice import splice_each, tensor_type
+from strata.linalg_match import fill_constant
 
 _OP = "linalg.conv_2d_nchw_fchw"
 
@@ -24,18 +25,6 @@ def _pair(op: ir.Operation, name: str) -> list[int]:
     if name not in op.attributes:
         return [1, 1]
     return [int(v) for v in ir.DenseIntElementsAttr(op.attributes[name])]
-
-
-def _zero_fill(value: ir.Value) -> bool:
-    """Whether `value` is a `linalg.fill` of the constant 0 (the init of a convolution without bias)."""
-    op = value.owner if isinstance(value, ir.OpResult) else None
-    if op is None or op.name != "linalg.fill":
-        return False
-    scalar = op.operands[0].owner if isinstance(op.operands[0], ir.OpResult) else None
-    if scalar is None or scalar.name != "arith.constant":
-        return False
-    attr = scalar.attributes["value"]
-    return isinstance(attr, ir.FloatAttr) and ir.FloatAttr(attr).value == 0.0
 
 
 def _row_tile(width: int, tile_m: int) -> int:
@@ -179,7 +168,8 @@ def _tiled(op: ir.Operation, tile_m: int, tile_n: int) -> tuple[str, list[ir.Val
             f"  %nchw = linalg.transpose ins(%cut : {t(f, n, oh, ow)}) outs(%nchw_dest : {y_type}) permutation = [1, 0, 2, 3]",
         ]
         result = "%nchw"
-    if not _zero_fill(init):
+    init_fill = fill_constant(init)  # zeros: nothing to add
+    if not (isinstance(init_fill, ir.FloatAttr) and ir.FloatAttr(init_fill).value == 0.0):
         identity = "affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>"
         lines += [
             f"  %sum_dest = tensor.empty() : {y_type}",

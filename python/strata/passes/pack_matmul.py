@@ -16,6 +16,7 @@ knows one form.
 from torch_mlir import ir
 
 from strata.ir_splice import splice_each, tensor_type
+from strata.linalg_match import fill_constant
 from strata.plain_matmul import OPS, plain_matmul
 
 # The loops (`b` the batch, `mb` counting row blocks, `m` the row in a block, `n1` counting
@@ -82,7 +83,7 @@ def _panel_text(op: ir.Operation, panel: int, min_rows: int) -> str | None:
             f"  %c3 = tensor.expand_shape %c [[0, 1], [2]] output_shape [1, {m}, {n}] : {c} into {t(1, m, n)}",
         ]
         a3, init = "%a3", "%c3"
-    fill = _constant_fill(op.operands[2])
+    fill = fill_constant(op.operands[2])
     if fill is not None:  # every row is filled and accumulated by its piece: C's own fill is not needed
         init = "%dest"
         lines += [f"  %dest = tensor.empty() : {t(nb, m, n)}", f"  %zero = arith.constant {fill}"]
@@ -123,18 +124,6 @@ def _panel_text(op: ir.Operation, panel: int, min_rows: int) -> str | None:
         result = "%out"
     lines += [f"  return {result} : {c}", "}"]
     return "\n".join(lines) + "\n"
-
-
-def _constant_fill(init: ir.Value) -> str | None:
-    """The constant (`0.000000e+00 : f32`) that `linalg.fill` writes into `init`, if it does."""
-    fill = init.owner if isinstance(init, ir.OpResult) else None
-    if fill is None or fill.name != "linalg.fill":
-        return None
-    value = fill.operands[0]
-    constant = value.owner if isinstance(value, ir.OpResult) else None
-    if constant is None or constant.name != "arith.constant":
-        return None
-    return str(constant.attributes["value"])
 
 
 def run(op: ir.Operation, options) -> None:

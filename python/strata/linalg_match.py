@@ -1,0 +1,21 @@
+"""Recognizing what produced a value in linalg IR, for rewrites that special-case it.
+
+Both matmul packing (upstream route) and convolution tiling (IREE route) treat an init written
+by `linalg.fill` of a constant differently from any other accumulator: the fill folds into the
+rewritten op instead of being read back.
+"""
+
+from torch_mlir import ir
+
+
+def fill_constant(value: ir.Value) -> ir.Attribute | None:
+    """The constant that a `linalg.fill` wrote into `value` (e.g. `0.000000e+00 : f32`), if it
+    did; None for any other producer, or a fill of a non-constant scalar."""
+    fill = value.owner if isinstance(value, ir.OpResult) else None
+    if fill is None or fill.name != "linalg.fill":
+        return None
+    scalar = fill.operands[0]
+    constant = scalar.owner if isinstance(scalar, ir.OpResult) else None
+    if constant is None or constant.name != "arith.constant":
+        return None
+    return constant.attributes["value"]
