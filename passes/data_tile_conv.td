@@ -15,14 +15,17 @@ def DataTileConv : Pass<"strata-data-tile-conv", "func::FuncOp"> {
     This pass writes that lowering itself, with pixels as the rows: the
     patches of `tile-m` neighbouring output pixels of one output row go
     straight into the packed layout the mmt4d reads,
-    `[N*OH*OW/tile-m][C*KH*KW][tile-m][1]`. Where the output rows are whole
-    tiles, several per row, the patches are a gather (`tensor.extract` at
+    `[N*OH*OW/tile-m][C*KH*KW][tile-m][1]`, as a gather (`tensor.extract` at
     `oh * stride + kh * dilation`, `(ot * tile-m + oi) * stride + kw *
     dilation` in a `linalg.generic`), which IREE vectorizes into loads along
-    the tile's pixels; a small input of +0.0 and -0.0 added to every element
-    keeps IREE from collapsing the generic's dimensions, which would cost a
-    division per element. Elsewhere they are one `linalg.generic` copy with
-    those affine input maps, which IREE computes element by element. The
+    the tile's pixels. An affine copy would not do: IREE computes a generic
+    whose input map is not a projected permutation element by element. A
+    small input of +0.0 and -0.0 added to every element keeps IREE from
+    collapsing the gather's dimensions, which would cost a division per
+    element; it takes enough dimensions to be larger than the 256 bytes up
+    to which IREE inlines a constant into a dispatch, where reshape
+    propagation would make the tile's unit dimension the one IREE
+    vectorizes along. The
     filter is packed to `[F/tile-n][C*KH*KW][tile-n][1]` (a constant filter
     is packed once, when the module loads), and the `linalg.mmt4d` result
     `[pixel tiles][F/tile-n][tile-m][tile-n]` is unpacked into [F][pixels],

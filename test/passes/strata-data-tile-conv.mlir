@@ -6,15 +6,16 @@
 // RUN: not strata-opt --strata-data-tile-conv='tile-n=0' %s 2>&1 | FileCheck %s --check-prefix=BAD
 
 // Batch 1, rows of 56 pixels (fourteen tiles of 4), 64 output channels (four tiles of 16), zero
-// init. Rows of whole tiles: the patches are gathered, [1][56][14][32][3][3][4], each element a
-// tensor.extract at (c, oh + kh, ot * 4 + oi + kw); the +0/-0 %lanes input, indexed by every other
-// dimension, keeps IREE from collapsing them. They reshape to the mmt4d's A [784][288][4][1], the
-// filter packs to B [4][288][16][1], and the unpack is already NCHW (no transpose, no add).
-// CHECK:       #[[LANES_MAP:map[0-9]*]] = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d6, d4, d2, d0)>
+// init. The patches are gathered straight into the mmt4d's tiles, [1][56][14][32][3][3][4][1],
+// each element a tensor.extract at (c, oh + kh, ot * 4 + oi + kw); the +0/-0 %lanes input,
+// indexed by every other dimension innermost first, keeps IREE from collapsing them (here it is
+// larger than 256 bytes, so no more dimensions). They reshape to the mmt4d's A [784][288][4][1],
+// the filter packs to B [4][288][16][1], and the unpack is already NCHW (no transpose, no add).
+// CHECK:       #[[LANES_MAP:map[0-9]*]] = affine_map<(d0, d1, d2, d3, d4, d5, d6, d7) -> (d6, d4, d2, d0)>
 // CHECK-LABEL: func.func @conv
 // CHECK-SAME:    (%[[X:.*]]: tensor<1x32x58x58xf32>, %[[W:.*]]: tensor<64x32x3x3xf32>)
 // CHECK:         %[[LANES:.*]] = arith.constant dense<"0x0000000000000080{{(0000000000000080)*}}"> : tensor<4x3x14x1xf32>
-// CHECK:         %[[G:.*]] = linalg.generic {indexing_maps = [#[[LANES_MAP]], #{{.*}}], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "parallel", "parallel"]} ins(%[[LANES]] : tensor<4x3x14x1xf32>) outs(%{{.*}} : tensor<1x56x14x32x3x3x4xf32>)
+// CHECK:         %[[P:.*]] = linalg.generic {indexing_maps = [#[[LANES_MAP]], #{{.*}}], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "parallel", "parallel", "parallel"]} ins(%[[LANES]] : tensor<4x3x14x1xf32>) outs(%{{.*}} : tensor<1x56x14x32x3x3x4x1xf32>)
 // CHECK:         ^bb0(%[[LANE:.*]]: f32, %{{.*}}: f32):
 // CHECK:           %[[I1:.*]] = linalg.index 1
 // CHECK:           %[[I2:.*]] = linalg.index 2
@@ -29,7 +30,6 @@
 // CHECK:           %[[V:.*]] = tensor.extract %[[X]][%{{.*}}, %[[I3]], %[[ROW]], %[[COL]]] : tensor<1x32x58x58xf32>
 // CHECK:           %[[KEPT:.*]] = arith.addf %[[V]], %[[LANE]] : f32
 // CHECK:           linalg.yield %[[KEPT]]
-// CHECK:         %[[P:.*]] = tensor.expand_shape %[[G]] {{\[\[}}0], [1], [2], [3], [4], [5], [6, 7]] output_shape [1, 56, 14, 32, 3, 3, 4, 1]
 // CHECK:         %[[A:.*]] = tensor.collapse_shape %[[P]] {{\[\[}}0, 1, 2], [3, 4, 5], [6], [7]] : tensor<1x56x14x32x3x3x4x1xf32> into tensor<784x288x4x1xf32>
 // CHECK:         %[[W2:.*]] = tensor.collapse_shape %[[W]] {{\[\[}}0], [1, 2, 3]] : tensor<64x32x3x3xf32> into tensor<64x288xf32>
 // CHECK:         %[[B:.*]] = linalg.pack %[[W2]] inner_dims_pos = [0, 1] inner_tiles = [16, 1] into %{{.*}} : tensor<64x288xf32> -> tensor<4x288x16x1xf32>
@@ -52,16 +52,33 @@ func.func @conv(%x: tensor<1x32x58x58xf32>, %w: tensor<64x32x3x3xf32>) -> tensor
 // -----
 
 // Stride 2 and rows of 14 pixels: computed as four tiles of 4 (16 pixels), so the input is padded
-// on the right to the 33 columns the 16th pixel reads, and the result is cut back to 14; the
-// patches of padded rows are an affine copy, not a gather. 20 output channels pad the filter to
-// two tiles of 16. A bias as init is added afterwards.
-// CHECK:       #[[SRC:map[0-9]*]] = affine_map<(d0, d1, d2, d3, d4, d5, d6, d7) -> (d0, d3, d1 * 2 + d4, d2 * 8 + d6 * 2 + d5)>
+// on the right to the 33 columns the 16th pixel reads, and the result is cut back to 14. Every
+// other dimension would make %lanes 192 bytes, which IREE would inline into the dispatch: it is
+// indexed by KW too. The gather reads (c, oh * 2 + kh, ot * 8 + oi * 2 + kw). 20 output channels
+// pad the filter to two tiles of 16. A bias as init is added afterwards.
+// CHECK:       #[[LANES_MAP:map[0-9]*]] = affine_map<(d0, d1, d2, d3, d4, d5, d6, d7) -> (d6, d5, d4, d2, d0)>
 // CHECK-LABEL: func.func @strided
 // CHECK-SAME:    (%[[X:.*]]: tensor<1x8x30x30xf32>, %[[W:.*]]: tensor<20x8x3x3xf32>, %[[BIAS:.*]]: tensor<1x20x14x14xf32>)
-// CHECK:         %[[Z:.*]] = arith.constant 0.000000e+00 : f32
+// CHECK-DAG:     %[[C8:.*]] = arith.constant 8 : index
+// CHECK-DAG:     %[[C2:.*]] = arith.constant 2 : index
+// CHECK-DAG:     %[[LANES:.*]] = arith.constant dense<"0x{{(0000000000000080)+}}"> : tensor<4x3x3x4x1xf32>
+// CHECK-DAG:     %[[Z:.*]] = arith.constant 0.000000e+00 : f32
 // CHECK:         %[[XW:.*]] = tensor.pad %[[X]] low[0, 0, 0, 0] high[0, 0, 0, 3]
 // CHECK:         } : tensor<1x8x30x30xf32> to tensor<1x8x30x33xf32>
-// CHECK:         linalg.generic {indexing_maps = [#[[SRC]], #{{.*}}], {{.*}} ins(%[[XW]] : tensor<1x8x30x33xf32>) outs(%{{.*}} : tensor<1x14x4x8x3x3x4x1xf32>)
+// CHECK:         linalg.generic {indexing_maps = [#[[LANES_MAP]], #{{.*}}], {{.*}} ins(%[[LANES]] : tensor<4x3x3x4x1xf32>) outs(%{{.*}} : tensor<1x14x4x8x3x3x4x1xf32>)
+// CHECK:           %[[I1:.*]] = linalg.index 1
+// CHECK:           %[[I2:.*]] = linalg.index 2
+// CHECK:           %[[I3:.*]] = linalg.index 3
+// CHECK:           %[[I4:.*]] = linalg.index 4
+// CHECK:           %[[I5:.*]] = linalg.index 5
+// CHECK:           %[[I6:.*]] = linalg.index 6
+// CHECK:           %[[H0:.*]] = arith.muli %[[I1]], %[[C2]] : index
+// CHECK:           %[[ROW:.*]] = arith.addi %[[H0]], %[[I4]] : index
+// CHECK:           %[[T:.*]] = arith.muli %[[I2]], %[[C8]] : index
+// CHECK:           %[[OI:.*]] = arith.muli %[[I6]], %[[C2]] : index
+// CHECK:           %[[TI:.*]] = arith.addi %[[T]], %[[OI]] : index
+// CHECK:           %[[COL:.*]] = arith.addi %[[TI]], %[[I5]] : index
+// CHECK:           tensor.extract %[[XW]][%{{.*}}, %[[I3]], %[[ROW]], %[[COL]]] : tensor<1x8x30x33xf32>
 // CHECK:         linalg.pack %{{.*}} padding_value(%[[Z]] : f32) inner_dims_pos = [0, 1] inner_tiles = [16, 1] into %{{.*}} : tensor<20x72xf32> -> tensor<2x72x16x1xf32>
 // CHECK:         %[[R:.*]] = linalg.mmt4d {{.*}} outs(%{{.*}} : tensor<56x2x4x16xf32>)
 // CHECK:         linalg.unpack %[[R]] {{.*}} : tensor<56x2x4x16xf32> -> tensor<20x224xf32>
@@ -77,11 +94,25 @@ func.func @strided(%x: tensor<1x8x30x30xf32>, %w: tensor<20x8x3x3xf32>, %bias: t
 
 // -----
 
-// Batch 2, dilation 2, rows of 2 pixels (narrower than a tile: tiles of 2): [F][N*OH*OW] is
-// transposed to NCHW.
-// CHECK:       #[[SRC:map[0-9]*]] = affine_map<(d0, d1, d2, d3, d4, d5, d6, d7) -> (d0, d3, d1 + d4 * 2, d2 * 2 + d6 + d5 * 2)>
+// Batch 2, dilation 2, rows of 2 pixels (narrower than a tile: tiles of 2): the gather reads
+// (n, c, oh + kh * 2, oi + kw * 2), and %lanes takes KW and OH as well to pass 256 bytes.
+// [F][N*OH*OW] is transposed to NCHW.
+// CHECK:       #[[LANES_MAP:map[0-9]*]] = affine_map<(d0, d1, d2, d3, d4, d5, d6, d7) -> (d6, d5, d4, d2, d1, d0)>
 // CHECK-LABEL: func.func @batch_dilated
-// CHECK:         linalg.generic {indexing_maps = [#[[SRC]], #{{.*}}], {{.*}} outs(%{{.*}} : tensor<2x2x1x3x3x3x2x1xf32>)
+// CHECK-SAME:    (%[[X:.*]]: tensor<2x3x6x6xf32>
+// CHECK:         %[[C2:.*]] = arith.constant 2 : index
+// CHECK:         linalg.generic {indexing_maps = [#[[LANES_MAP]], #{{.*}}], {{.*}} ins(%{{.*}} : tensor<2x3x3x1x2x2xf32>) outs(%{{.*}} : tensor<2x2x1x3x3x3x2x1xf32>)
+// CHECK:           %[[I0:.*]] = linalg.index 0
+// CHECK:           %[[I1:.*]] = linalg.index 1
+// CHECK:           %[[I3:.*]] = linalg.index 3
+// CHECK:           %[[I4:.*]] = linalg.index 4
+// CHECK:           %[[I5:.*]] = linalg.index 5
+// CHECK:           %[[I6:.*]] = linalg.index 6
+// CHECK:           %[[H1:.*]] = arith.muli %[[I4]], %[[C2]] : index
+// CHECK:           %[[ROW:.*]] = arith.addi %[[I1]], %[[H1]] : index
+// CHECK:           %[[W2:.*]] = arith.muli %[[I5]], %[[C2]] : index
+// CHECK:           %[[COL:.*]] = arith.addi %[[I6]], %[[W2]] : index
+// CHECK:           tensor.extract %[[X]][%[[I0]], %[[I3]], %[[ROW]], %[[COL]]] : tensor<2x3x6x6xf32>
 // CHECK:         linalg.mmt4d {{.*}} outs(%{{.*}} : tensor<4x1x2x16xf32>)
 // CHECK:         linalg.unpack {{.*}} : tensor<4x1x2x16xf32> -> tensor<16x8xf32>
 // CHECK:         tensor.expand_shape {{.*}} output_shape [16, 2, 2, 2] : tensor<16x8xf32> into tensor<16x2x2x2xf32>
@@ -93,6 +124,37 @@ func.func @batch_dilated(%x: tensor<2x3x6x6xf32>, %w: tensor<16x3x3x3xf32>) -> t
   %init = linalg.fill ins(%zero : f32) outs(%empty : tensor<2x16x2x2xf32>) -> tensor<2x16x2x2xf32>
   %r = linalg.conv_2d_nchw_fchw {dilations = dense<2> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ins(%x, %w : tensor<2x3x6x6xf32>, tensor<16x3x3x3xf32>) outs(%init : tensor<2x16x2x2xf32>) -> tensor<2x16x2x2xf32>
   return %r : tensor<2x16x2x2xf32>
+}
+
+// -----
+
+// Stride 2 in height only, dilation 2 in width only: the gather reads
+// (c, oh * 2 + kh, ot * 4 + oi + kw * 2).
+// CHECK-LABEL: func.func @asymmetric
+// CHECK-SAME:    (%[[X:.*]]: tensor<1x4x9x12xf32>
+// CHECK-DAG:     %[[C2:.*]] = arith.constant 2 : index
+// CHECK-DAG:     %[[C4:.*]] = arith.constant 4 : index
+// CHECK:         linalg.generic {{.*}} ins(%{{.*}} : tensor<4x3x3x2x1xf32>) outs(%{{.*}} : tensor<1x4x2x4x3x3x4x1xf32>)
+// CHECK:           %[[I1:.*]] = linalg.index 1
+// CHECK:           %[[I2:.*]] = linalg.index 2
+// CHECK:           %[[I3:.*]] = linalg.index 3
+// CHECK:           %[[I4:.*]] = linalg.index 4
+// CHECK:           %[[I5:.*]] = linalg.index 5
+// CHECK:           %[[I6:.*]] = linalg.index 6
+// CHECK:           %[[H0:.*]] = arith.muli %[[I1]], %[[C2]] : index
+// CHECK:           %[[ROW:.*]] = arith.addi %[[H0]], %[[I4]] : index
+// CHECK:           %[[T:.*]] = arith.muli %[[I2]], %[[C4]] : index
+// CHECK:           %[[KW:.*]] = arith.muli %[[I5]], %[[C2]] : index
+// CHECK:           %[[TI:.*]] = arith.addi %[[T]], %[[I6]] : index
+// CHECK:           %[[COL:.*]] = arith.addi %[[TI]], %[[KW]] : index
+// CHECK:           tensor.extract %[[X]][%{{.*}}, %[[I3]], %[[ROW]], %[[COL]]] : tensor<1x4x9x12xf32>
+// CHECK:         linalg.mmt4d {{.*}} outs(%{{.*}} : tensor<8x1x4x16xf32>)
+func.func @asymmetric(%x: tensor<1x4x9x12xf32>, %w: tensor<16x4x3x3xf32>) -> tensor<1x16x4x8xf32> {
+  %zero = arith.constant 0.0 : f32
+  %empty = tensor.empty() : tensor<1x16x4x8xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%empty : tensor<1x16x4x8xf32>) -> tensor<1x16x4x8xf32>
+  %r = linalg.conv_2d_nchw_fchw {dilations = dense<[1, 2]> : vector<2xi64>, strides = dense<[2, 1]> : vector<2xi64>} ins(%x, %w : tensor<1x4x9x12xf32>, tensor<16x4x3x3xf32>) outs(%init : tensor<1x16x4x8xf32>) -> tensor<1x16x4x8xf32>
+  return %r : tensor<1x16x4x8xf32>
 }
 
 // -----

@@ -12,14 +12,17 @@ PASSES = ({'anchor': 'func.func',
                  '    This pass writes that lowering itself, with pixels as the rows: the\n'
                  '    patches of `tile-m` neighbouring output pixels of one output row go\n'
                  '    straight into the packed layout the mmt4d reads,\n'
-                 '    `[N*OH*OW/tile-m][C*KH*KW][tile-m][1]`. Where the output rows are whole\n'
-                 '    tiles, several per row, the patches are a gather (`tensor.extract` at\n'
+                 '    `[N*OH*OW/tile-m][C*KH*KW][tile-m][1]`, as a gather (`tensor.extract` at\n'
                  '    `oh * stride + kh * dilation`, `(ot * tile-m + oi) * stride + kw *\n'
                  '    dilation` in a `linalg.generic`), which IREE vectorizes into loads along\n'
-                 "    the tile's pixels; a small input of +0.0 and -0.0 added to every element\n"
-                 "    keeps IREE from collapsing the generic's dimensions, which would cost a\n"
-                 '    division per element. Elsewhere they are one `linalg.generic` copy with\n'
-                 '    those affine input maps, which IREE computes element by element. The\n'
+                 "    the tile's pixels. An affine copy would not do: IREE computes a generic\n"
+                 '    whose input map is not a projected permutation element by element. A\n'
+                 '    small input of +0.0 and -0.0 added to every element keeps IREE from\n'
+                 "    collapsing the gather's dimensions, which would cost a division per\n"
+                 '    element; it takes enough dimensions to be larger than the 256 bytes up\n'
+                 '    to which IREE inlines a constant into a dispatch, where reshape\n'
+                 "    propagation would make the tile's unit dimension the one IREE\n"
+                 '    vectorizes along. The\n'
                  '    filter is packed to `[F/tile-n][C*KH*KW][tile-n][1]` (a constant filter\n'
                  '    is packed once, when the module loads), and the `linalg.mmt4d` result\n'
                  '    `[pixel tiles][F/tile-n][tile-m][tile-n]` is unpacked into [F][pixels],\n'

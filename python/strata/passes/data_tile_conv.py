@@ -2,11 +2,12 @@
 
 IREE's im2col gathers a convolution's patches into a matrix and its data tiling then packs that
 matrix; on a 2-core Zen 3 the gather-and-pack dispatch alone took a third of a small CNN's time.
-Here the patches are written directly in the packed layout (pixels of one output row as the tile's
-rows: a gather IREE vectorizes where rows are whole tiles, an affine copy elsewhere), the filter is
-packed like a matmul's B, and IREE's mmt4d codegen computes the product in strata's tile shape,
+Here the patches are gathered directly into the packed layout (pixels of one output row as the
+tile's rows), in a form IREE vectorizes; the filter is packed like a matmul's B, and IREE's mmt4d codegen computes the product in strata's tile shape,
 as strata-data-tile-matmul does for matmuls.
 """
+
+import math
 
 from torch_mlir import ir
 
@@ -15,6 +16,8 @@ from strata.ir_splice import splice_each, tensor_type
 from strata.linalg_match import fill_constant
 
 _OP = "linalg.conv_2d_nchw_fchw"
+# IREE 3.13 inlines constants up to this size into the dispatches that use them.
+_INLINED_CONSTANT_BYTES = 256
 
 
 def _ceil_div(a: int, b: int) -> int:
@@ -41,27 +44,38 @@ def _gathered_patches(x_name: str, x_type: str, elt, shape, steps) -> list[str]:
     """Lines defining `%patches` ([N][OH][OT][C][KH][KW][tm][1]) from input `x_name` as a gather:
     each element a `tensor.extract` at (n, c, oh * sh + kh * dh, (ot * tm + oi) * sw + kw * dw).
 
-    The affine copy of `_tiled` has input maps that are not projected permutations, which IREE's
-    vectorizer does not take: it copies element by element. A gather over the same space is
-    vectorized into contiguous loads along the tile's pixels, if IREE keeps the dimensions apart;
-    with only an output it collapses them into one and recomputes every index with div/mod. The
-    `%lanes` input, indexed by every other dimension in reverse order, keeps them apart; its
-    elements are +0.0 and -0.0 alternately (a splat would be folded away), and adding one leaves
-    every value as it is (a -0.0 becomes +0.0)."""
+    Not an affine copy: its input map would not be a projected permutation, which IREE's
+    vectorizer does not take, so it would copy element by element. IREE vectorizes the gather
+    into loads along the tile's pixels if it keeps the dimensions apart; with only an output it
+    collapses them into one and recomputes every index with div/mod. The `%lanes` input keeps
+    them apart: it is indexed by every other dimension, innermost first (so no two neighbours can
+    be collapsed), and by more of them if that is not larger than the 256 bytes up to which IREE
+    inlines a constant into the dispatch: there reshape propagation gives it the tile's unit
+    dimension, and IREE vectorizes along that (ResNet-18's layers 2-4). Its elements are +0.0 and
+    -0.0 alternately (a splat would be folded away), and adding one leaves every value as it is
+    (a -0.0 becomes +0.0)."""
     n, oh, row_tiles, c, kh, kw, tm = shape
     sh, sw, dh, dw = steps
     t = lambda *dims: tensor_type(dims, elt)  # noqa: E731
-    p7, lanes_type = t(n, oh, row_tiles, c, kh, kw, tm), t(tm, kh, row_tiles, n)
     size = elt.width // 8
+    sizes = dict(zip("abcdefg", (n, oh, row_tiles, c, kh, kw, tm)))
+    names = ["g", "e", "c", "a"]  # every other dimension: no two neighbours can be collapsed
+    for more in "fbd":
+        if math.prod(sizes[name] for name in names) * size > _INLINED_CONSTANT_BYTES:
+            break
+        names.append(more)
+    lane_dims = sorted(((name, sizes[name]) for name in names), reverse=True)  # innermost first
+    count = math.prod(d for _, d in lane_dims)
+    p8, lanes_type = t(n, oh, row_tiles, c, kh, kw, tm, 1), t(*(d for _, d in lane_dims))
     zero, negative = "00" * size, "00" * (size - 1) + "80"  # little-endian: the sign bit is last
-    lanes = "".join(negative if i % 2 else zero for i in range(tm * kh * row_tiles * n))
-    dims = "(a, b, c, d, e, f, g)"
-    parallel = ", ".join(['"parallel"'] * 7)
+    lanes = "".join(negative if i % 2 else zero for i in range(count))
+    dims = "(a, b, c, d, e, f, g, h)"
+    parallel = ", ".join(['"parallel"'] * 8)
     return [
         f"  %lanes = arith.constant dense<\"0x{lanes}\"> : {lanes_type}",
-        f"  %gathered_dest = tensor.empty() : {p7}",
-        f"  %gathered = linalg.generic {{indexing_maps = [affine_map<{dims} -> (g, e, c, a)>, affine_map<{dims} -> {dims}>],"
-        f" iterator_types = [{parallel}]}} ins(%lanes : {lanes_type}) outs(%gathered_dest : {p7}) {{",
+        f"  %patches_dest = tensor.empty() : {p8}",
+        f"  %patches = linalg.generic {{indexing_maps = [affine_map<{dims} -> ({', '.join(name for name, _ in lane_dims)})>,"
+        f" affine_map<{dims} -> {dims}>], iterator_types = [{parallel}]}} ins(%lanes : {lanes_type}) outs(%patches_dest : {p8}) {{",
         f"  ^bb0(%lane: {elt}, %out: {elt}):",
         *[f"    %i{d} = linalg.index {d} : index" for d in range(7)],
         f"    %sh = arith.constant {sh} : index",
@@ -80,9 +94,7 @@ def _gathered_patches(x_name: str, x_type: str, elt, shape, steps) -> list[str]:
         f"    %v = tensor.extract {x_name}[%i0, %i3, %h, %col] : {x_type}",
         f"    %kept = arith.addf %v, %lane : {elt}",
         f"    linalg.yield %kept : {elt}",
-        f"  }} -> {p7}",
-        f"  %patches = tensor.expand_shape %gathered [[0], [1], [2], [3], [4], [5], [6, 7]]"
-        f" output_shape [{n}, {oh}, {row_tiles}, {c}, {kh}, {kw}, {tm}, 1] : {p7} into {t(n, oh, row_tiles, c, kh, kw, tm, 1)}",
+        f"  }} -> {p8}",
     ]
 
 
@@ -108,9 +120,6 @@ def _tiled(op: ir.Operation, tile_m: int, tile_n: int) -> tuple[str, list[ir.Val
     x_type, w_type, y_type = t(n, c, h, width), t(f, c, kh, kw), t(n, f, oh, ow)
     patches = t(n, oh, row_tiles, c, kh, kw, tm, 1)
     lhs, rhs, acc = t(n * oh * row_tiles, k, tm, 1), t(f_tiles, k, tile_n, 1), t(n * oh * row_tiles, f_tiles, tm, tile_n)
-    dims = "(n, oh, ot, c, kh, kw, oi, one)"
-    source = f"(n, c, oh * {sh} + kh * {dh}, ot * {tm * sw} + oi * {sw} + kw * {dw})"
-    parallel = ", ".join(['"parallel"'] * 8)
     lines = [
         f"func.func @lowered(%x: {x_type}, %w: {w_type}, %init: {y_type}) -> {y_type} {{",
         f"  %zero = arith.constant 0.0 : {elt}",
@@ -124,19 +133,7 @@ def _tiled(op: ir.Operation, tile_m: int, tile_n: int) -> tuple[str, list[ir.Val
         x_name, x_type = "%xw", t(n, c, h, wide)
     else:
         x_name = "%x"
-    # The gather only where rows are whole tiles, several per row: IREE then vectorizes it (the
-    # CNN 2.91 -> 2.56 ms); where rows are padded or one tile wide it keeps the tiles' unit K
-    # dimension innermost and gains nothing (ResNet-18 21.5 against 18.7 ms with it everywhere).
-    if row == ow and row_tiles > 1:
-        lines += _gathered_patches(x_name, x_type, elt, (n, oh, row_tiles, c, kh, kw, tm), (sh, sw, dh, dw))
-    else:
-        lines += [
-            f"  %patches_dest = tensor.empty() : {patches}",
-            f"  %patches = linalg.generic {{indexing_maps = [affine_map<{dims} -> {source}>, affine_map<{dims} -> {dims}>],"
-            f" iterator_types = [{parallel}]}} ins({x_name} : {x_type}) outs(%patches_dest : {patches}) {{",
-            f"  ^bb0(%in: {elt}, %out: {elt}):\n    linalg.yield %in : {elt}",
-            f"  }} -> {patches}",
-        ]
+    lines += _gathered_patches(x_name, x_type, elt, (n, oh, row_tiles, c, kh, kw, tm), (sh, sw, dh, dw))
     lines += [
         f"  %lhs = tensor.collapse_shape %patches [[0, 1, 2], [3, 4, 5], [6], [7]] : {patches} into {lhs}",
         f"  %w2 = tensor.collapse_shape %w [[0], [1, 2, 3]] : {w_type} into {t(f, k)}",

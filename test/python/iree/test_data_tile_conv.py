@@ -28,8 +28,9 @@ def avx2_host(monkeypatch):
 
 class Convolutions(nn.Module):
     """Bias and no bias, stride 2 and dilation 2, a 7x7 stem, 20 output channels (not whole
-    tiles of 16), rows of 12 pixels (whole tiles of 4: patches gathered) and of 6 (padded to 8:
-    patches copied), and a grouped convolution that stays with IREE."""
+    tiles of 16), rows of 12 pixels (whole tiles of 4) and of 6 (padded to 8), a stride and a
+    dilation that differ between height and width, and a grouped convolution that stays with
+    IREE."""
 
     def __init__(self):
         super().__init__()
@@ -38,12 +39,13 @@ class Convolutions(nn.Module):
         self.dilated = nn.Conv2d(16, 24, 3, padding=2, dilation=2)
         self.grouped = nn.Conv2d(24, 24, 3, padding=1, groups=4)
         self.point = nn.Conv2d(24, 8, 1)
+        self.skewed = nn.Conv2d(8, 8, 3, stride=(2, 1), padding=(1, 2), dilation=(1, 2))
 
     def forward(self, x):
         x = torch.relu(self.stem(x))
         x = self.strided(x)
         x = torch.relu(self.dilated(x))
-        return self.point(self.grouped(x)), x.mean(dim=(2, 3))
+        return self.skewed(self.point(self.grouped(x))), x.mean(dim=(2, 3))
 
 
 @pytest.mark.parametrize("batch", [1, 2])
@@ -51,9 +53,10 @@ def test_tiled_convolutions_match_eager(batch):
     torch.manual_seed(0)
     model, args = Convolutions().eval(), (torch.randn(batch, 3, 24, 24),)
     linalg = run_stages(import_torch(model, args, []), CompileOptions(), StageOptions(stop_at="linalg"))
-    # Four convolutions tiled, the grouped one left (Torch-MLIR writes it as a grouped op).
-    assert linalg.count("linalg.mmt4d ins") == 4 and "linalg.conv_2d_nchw_fchw" not in linalg
-    assert linalg.count("tensor.extract %") == 1  # the stem's patches gathered, the others copied
+    # Five convolutions tiled, their patches gathered; the grouped one left (Torch-MLIR writes it
+    # as a grouped op).
+    assert linalg.count("linalg.mmt4d ins") == 5 and "linalg.conv_2d_nchw_fchw" not in linalg
+    assert linalg.count("tensor.extract %") == 5
     assert "linalg.conv_2d_ngchw_gfchw" in linalg
     assert ("linalg.transpose" in linalg) == (batch > 1)  # [F][pixels] is NCHW only for batch 1
     vmfb = run_stages(import_torch(model, args, []), CompileOptions())
