@@ -3,8 +3,8 @@
 IREE's im2col gathers a convolution's patches into a matrix and its data tiling then packs that
 matrix; on a 2-core Zen 3 the gather-and-pack dispatch alone took a third of a small CNN's time.
 Here the patches are gathered directly into the packed layout (pixels of one output row as the
-tile's rows), in a form IREE vectorizes; the filter is packed like a matmul's B, and IREE's mmt4d codegen computes the product in strata's tile shape,
-as strata-data-tile-matmul does for matmuls.
+tile's rows), in a form IREE vectorizes; the filter is packed like a matmul's B, and IREE's mmt4d
+codegen computes the product in strata's tile shape, as strata-data-tile-matmul does for matmuls.
 """
 
 import math
