@@ -9,8 +9,12 @@ On Vulkan drivers that import host memory (lavapipe here) buffers must be 4096-b
 sized: numpy arrays fail to import and `DeviceArray.to_host()` fails on results. Inputs are
 therefore staged through page-aligned, page-padded host allocations and results are copied back
 with a device queue copy into such an allocation.
+
+On CPU devices the memory the module allocates while it loads (its weights) is collapsed onto
+huge pages (`strata.huge_pages`).
 """
 
+import contextlib
 import functools
 import mmap
 import re
@@ -20,6 +24,7 @@ from pathlib import Path
 import numpy as np
 
 from strata.errors import StrataError
+from strata.huge_pages import collapse_new_memory
 
 _DTYPES = {
     "f16": np.float16, "f32": np.float32, "f64": np.float64,
@@ -232,9 +237,12 @@ def check_loads_without_crashing(vmfb: bytes, parameters, name: str) -> None:
 
 
 class LoadedModule:
-    """A `.vmfb` loaded on one device, with its parameter archives (`.irpa`) if it has any."""
+    """A `.vmfb` loaded on one device, with its parameter archives (`.irpa`) if it has any.
 
-    def __init__(self, vmfb: bytes | Path | str, device: str = "local-task", parameters=()):
+    `huge_pages=False` keeps a CPU module's memory on the 4 KiB pages malloc gave it.
+    """
+
+    def __init__(self, vmfb: bytes | Path | str, device: str = "local-task", parameters=(), *, huge_pages: bool = True):
         import iree.runtime as rt
 
         self._rt = rt
@@ -246,6 +254,14 @@ class LoadedModule:
         self.device_name = device
         self.device = self.config.device
         instance = self.config.vm_instance
+        # On CPU devices the module's weights live in what the copy and the initializers malloc.
+        on_cpu = device.split(":")[0] in ("local-sync", "local-task")
+        with collapse_new_memory() if huge_pages and on_cpu else contextlib.nullcontext():
+            self._load(rt, instance, data, device, parameters)
+        self.staged = device.split(":")[0] == "vulkan"
+        self._functions: dict[str, Function] = {}
+
+    def _load(self, rt, instance, data: bytes, device: str, parameters) -> None:
         try:
             self.vm_module = rt.VmModule.copy_buffer(instance, data)
         except _IREE_ERRORS as e:
@@ -266,8 +282,6 @@ class LoadedModule:
             self.context = rt.VmContext(instance, modules=modules)
         except _IREE_ERRORS as e:
             raise StrataError(_load_error(str(e), device)) from None
-        self.staged = device.split(":")[0] == "vulkan"
-        self._functions: dict[str, Function] = {}
 
     def function(self, name: str = "main") -> Function:
         if name not in self._functions:
