@@ -129,10 +129,13 @@ class Function:
         self.inputs = tuple(map(TensorType.parse, filter(None, reflection.get("strata.inputs", "").split(","))))
         self.outputs = tuple(map(TensorType.parse, filter(None, reflection.get("strata.outputs", "").split(","))))
         self.has_signature = "strata.inputs" in reflection
+        self._exact = tuple((t.numpy_dtype, t.shape) for t in self.inputs)
 
     def check_inputs(self, arrays) -> None:
         if not self.has_signature:
             return
+        if len(arrays) == len(self._exact) and all(a.dtype == d and a.shape == s for a, (d, s) in zip(arrays, self._exact)):
+            return  # the common case, without building a TensorType per call
         if len(arrays) != len(self.inputs):
             raise StrataError(f"function '{self.name}' takes {len(self.inputs)} inputs, got {len(arrays)}")
         for index, (expected, array) in enumerate(zip(self.inputs, arrays)):
@@ -147,6 +150,8 @@ class Function:
 
     def invoke_unchecked(self, arrays) -> list[np.ndarray]:
         """Runs on contiguous arrays already known to match the signature."""
+        if not self._module.staged:
+            return self.fast_invoker()(arrays)
         rt = self._rt
         args = rt.VmVariantList(len(arrays))
         staging: list[np.ndarray] = []  # host memory imported by the device lives until the call ends
@@ -159,13 +164,10 @@ class Function:
             raise StrataError(f"function '{self.name}' failed: {_first_line(e)}") from None
         return [self._module.to_host(results.get_as_object(i, rt.HalBufferView)) for i in range(len(results))]
 
-    def fast_invoker(self):
-        """`invoke_unchecked` with every lookup hoisted out, for callers that already guard
-        shapes and dtypes (the torch.compile backend): a few microseconds of Python per call."""
-        if self._module.staged:
-            return self.invoke_unchecked
+    @functools.cached_property
+    def _fast(self):
         rt = self._rt
-        module = self._module
+        module, name = self._module, self.name
         allocate = module.device.allocator.allocate_buffer_copy
         memory_type, usage, device = rt.MemoryType.DEVICE_LOCAL, rt.BufferUsage.DEFAULT | rt.BufferUsage.MAPPING, module.device
         element_type = {np.dtype(d): rt.array_interop.map_dtype_to_element_type(np.dtype(d)) for d in _DTYPES.values()}
@@ -179,14 +181,25 @@ class Function:
             for a in arrays:
                 args.push_ref(allocate(memory_type, usage, device, a, element_type[a.dtype]))
             results = VmVariantList(result_count)
-            invoke(vm_function, args, results)
+            try:
+                invoke(vm_function, args, results)
+            except _IREE_ERRORS as e:
+                raise StrataError(f"function '{name}' failed: {_first_line(e)}") from None
             out = []
-            for i in range(result_count):
+            for i in range(len(results)):
                 view = results.get_as_object(i, HalBufferView)
-                out.append(view.map().asarray(tuple(view.shape), dtypes[view.element_type]))  # see to_host
+                dtype = dtypes.get(view.element_type)
+                # The array views the result buffer's mapped memory (see to_host); to_host names
+                # an element type numpy lacks.
+                out.append(view.map().asarray(tuple(view.shape), dtype) if dtype is not None else module.to_host(view))
             return out
 
         return run
+
+    def fast_invoker(self):
+        """`invoke_unchecked` with every lookup hoisted out, for callers that already guard
+        shapes and dtypes (the torch.compile backend): a few microseconds of Python per call."""
+        return self.invoke_unchecked if self._module.staged else self._fast
 
 
 _DEVICE_FOR_TARGET = {"local": "local-task", "vulkan": "vulkan", "cuda": "cuda", "hip": "hip"}
