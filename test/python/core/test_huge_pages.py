@@ -157,3 +157,17 @@ def test_heap_memory_freed_before_and_refilled_in_the_block_is_collapsed():
     process of its own: the trim would split huge pages that earlier tests made and freed."""
     result = subprocess.run([sys.executable, "-c", _HEAP_REUSE], capture_output=True, text=True, check=True)
     assert int(result.stdout) >= 6 * 1024
+
+
+def test_without_proc_the_block_runs_and_nothing_is_collapsed(monkeypatch):
+    """Huge pages are a speed-up, never a requirement: no /proc/self/maps is no error."""
+
+    def no_proc():
+        raise FileNotFoundError("/proc/self/maps")
+
+    monkeypatch.setattr(huge_pages, "anonymous_mappings", no_proc)
+    monkeypatch.setattr(huge_pages, "collapse", lambda spans, span: pytest.fail("collapsed without /proc"))
+    ran = []
+    with collapse_new_memory():
+        ran.append(True)
+    assert ran == [True]
