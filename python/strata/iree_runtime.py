@@ -11,7 +11,8 @@ therefore staged through page-aligned, page-padded host allocations and results 
 with a device queue copy into such an allocation.
 
 On CPU devices the memory the module allocates while it loads (its weights) is collapsed onto
-huge pages (`strata.huge_pages`).
+huge pages (`strata.huge_pages`), and what a call frees stays in the heap for the next call
+(`strata.heap_reuse`).
 """
 
 import contextlib
@@ -24,6 +25,7 @@ from pathlib import Path
 import numpy as np
 
 from strata.errors import StrataError
+from strata.heap_reuse import keep_freed_buffers
 from strata.huge_pages import collapse_new_memory
 
 _DTYPES = {
@@ -252,10 +254,14 @@ def check_loads_without_crashing(vmfb: bytes, parameters, name: str) -> None:
 class LoadedModule:
     """A `.vmfb` loaded on one device, with its parameter archives (`.irpa`) if it has any.
 
-    `huge_pages=False` keeps a CPU module's memory on the 4 KiB pages malloc gave it.
+    `huge_pages=False` keeps a CPU module's memory on the 4 KiB pages malloc gave it;
+    `reuse_freed_memory=False` leaves glibc's thresholds as they are (`strata.heap_reuse`: a CPU
+    module's calls otherwise reuse the buffers earlier calls freed instead of faulting in fresh
+    pages; the setting is the process's, and freed memory stays resident for reuse).
     """
 
-    def __init__(self, vmfb: bytes | Path | str, device: str = "local-task", parameters=(), *, huge_pages: bool = True):
+    def __init__(self, vmfb: bytes | Path | str, device: str = "local-task", parameters=(), *,
+                 huge_pages: bool = True, reuse_freed_memory: bool = True):
         import iree.runtime as rt
 
         self._rt = rt
@@ -269,6 +275,8 @@ class LoadedModule:
         instance = self.config.vm_instance
         # On CPU devices the module's weights live in what the copy and the initializers malloc.
         on_cpu = device.split(":")[0] in ("local-sync", "local-task")
+        if on_cpu and reuse_freed_memory:
+            keep_freed_buffers()
         with collapse_new_memory() if huge_pages and on_cpu else contextlib.nullcontext():
             self._load(rt, instance, data, device, parameters)
         self.staged = device.split(":")[0] == "vulkan"

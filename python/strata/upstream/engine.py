@@ -7,12 +7,8 @@ pointer to the result (one descriptor, or a struct of descriptors when there are
 by pointers to the argument descriptors; the ExecutionEngine's packed wrapper takes all of these
 as one array of pointers.
 
-The compiled code mallocs its buffers on every call (`memref.alloc`) and numpy frees the results.
-glibc serves blocks over 128 KiB from fresh mmap'd pages and unmaps them when freed, so every call
-page-faulted and zeroed its megabytes again: a tenth of a 1024^3 matmul's time was in the kernel.
-Loading a function therefore raises glibc's mmap and trim thresholds once for the process, so
-freed blocks stay in the heap for the next call (1024^3 on one thread: 71 -> 84 GFLOP/s,
-2026-11-29); blocks over 256 MiB still come and go with mmap.
+The compiled code mallocs its buffers on every call (`memref.alloc`) and numpy frees the results;
+loading a function keeps freed blocks in glibc's heap for the next call (`strata.heap_reuse`).
 """
 
 from __future__ import annotations
@@ -22,25 +18,8 @@ import ctypes
 import numpy as np
 
 from strata.errors import StrataError
+from strata.heap_reuse import keep_freed_buffers
 from strata.upstream.memref import TensorType, Allocation, describe, descriptor_type
-
-
-_M_TRIM_THRESHOLD, _M_MMAP_THRESHOLD = -1, -3  # mallopt parameters (malloc.h)
-_KEEP_BELOW = 256 << 20
-_malloc_tuned = False
-
-
-def keep_freed_buffers() -> None:
-    """Let glibc's heap keep freed blocks under 256 MiB for reuse (see the module docstring); a
-    no-op where the C library has no mallopt."""
-    global _malloc_tuned
-    if _malloc_tuned:
-        return
-    _malloc_tuned = True
-    mallopt = getattr(ctypes.CDLL(None), "mallopt", None)
-    if mallopt is not None:
-        mallopt(_M_MMAP_THRESHOLD, _KEEP_BELOW)
-        mallopt(_M_TRIM_THRESHOLD, _KEEP_BELOW)
 
 
 class JitFunction:
