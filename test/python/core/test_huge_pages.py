@@ -118,6 +118,7 @@ def _anon_huge_kb() -> int:
 
 _LOAD_TWICE = """
 import sys
+import numpy as np
 from strata.iree_runtime import LoadedModule
 
 def anon_huge_kb():
