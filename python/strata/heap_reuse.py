@@ -5,7 +5,7 @@ malloc each call's inputs, results and transients; the upstream route's code mal
 buffers). glibc serves blocks over its mmap threshold (128 KiB, raised on its own up to 32 MiB)
 from fresh mappings and unmaps them when they are freed, and trims freed memory off the top of
 the heap, so every call page-faulted and zeroed its megabytes again. On the 2-vCPU machines this
-project runs on, that was a third of a call on large tensors: layer norm over 32 x 512 x 768
+project runs on, that was two thirds of a call on large tensors: layer norm over 32 x 512 x 768
 floats 110 -> 36 ms per call on IREE's local-sync device, a 1024^3 matmul on the upstream route
 71 -> 84 GFLOP/s (test/benchmarks/README.md).
 

@@ -59,7 +59,8 @@ def test_an_aligned_input_is_not_copied(row_sums):
 
 @pytest.mark.parametrize("kind", ["read-only", "strided"])
 def test_inputs_that_cannot_be_read_in_place_are_copied(row_sums, kind):
-    """(A misaligned input: below, in a process of its own.)"""
+    """A read-only array is copied; a strided one is made contiguous by the call first. (A
+    misaligned input: below, in a process of its own.)"""
     x = _aligned(SHAPE) if kind == "read-only" else _aligned((SHAPE[0], 2 * SHAPE[1]))[:, ::2]
     x.flags.writeable = kind != "read-only"
     (sums,) = row_sums.function("main")(x)
