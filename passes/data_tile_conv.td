@@ -2,7 +2,7 @@
 
 include "mlir/Pass/PassBase.td"
 
-def DataTileConv : Pass<"strata-data-tile-conv", "func::FuncOp"> {
+def DataTileConv : Pass<"strata-data-tile-conv", "ModuleOp"> {
   let summary = "Compute static float NCHW convolutions as linalg.mmt4d of an im2col written straight into tiles, for IREE's CPU codegen";
   let description = [{
     IREE's im2col for CPUs (`--iree-global-opt-use-im2col-for-convs`) turns
@@ -39,6 +39,17 @@ def DataTileConv : Pass<"strata-data-tile-conv", "func::FuncOp"> {
     Output channels that do not fill a tile are zero filter rows, dropped by
     the unpack.
 
+    With `direct-min-width` set, stride-1 undilated f32 convolutions whose
+    output rows are at least that wide are not tiled but handed to strata's
+    direct-convolution kernel (`strata.direct_conv`: 6 output channels x 16
+    pixels of a row per register tile, read straight from the input, no
+    patches): the filter is packed to `[ceil(F/6)][C][KH][KW][6]` and the
+    convolution becomes a call of the private function
+    `@strata_kernel_conv6x16_n<N>_c<C>_h<H>_w<W>_f<F>_k<KH>x<KW>`, which this
+    pass declares in the module (hence a module pass) and which strata turns
+    into the kernel's executable and a `flow.dispatch` right before IREE
+    compiles (`strata.kernel_calls`). The kernel needs AVX2 and FMA.
+
     Rewritten: `linalg.conv_2d_nchw_fchw` with static shapes and one float
     element type, any strides and dilations. Grouped and depthwise
     convolutions, other layouts and dynamic shapes are left to IREE.
@@ -47,5 +58,7 @@ def DataTileConv : Pass<"strata-data-tile-conv", "func::FuncOp"> {
     Option<"tileM", "tile-m", "int64_t", "4",
            "Output pixels (along an output row) per tile">,
     Option<"tileN", "tile-n", "int64_t", "16", "Output channels per tile">,
+    Option<"directMinWidth", "direct-min-width", "int64_t", "0",
+           "Output row width from which stride-1 f32 convolutions go to strata's direct kernel (0: none)">,
   ];
 }

@@ -13,6 +13,7 @@ undefined symbol is retried once with the system linker. That module embeds a ho
 runs exactly, but only on hosts like this one, so the retry raises a `HostLinkedModuleWarning`.
 """
 
+import dataclasses
 import os
 import re
 import shlex
@@ -23,6 +24,7 @@ from pathlib import Path
 
 from strata.errors import StrataError
 from strata.ir_text import op_section
+from strata.kernel_calls import dispatch_kernels
 from strata.targets import Target, get_target
 
 
@@ -143,7 +145,14 @@ def compile_ir(text: str, options: CompileOptions, *, input_type: str = "torch",
         text = _with_executable_target(text, device, chip.executable_target)
     if options.dump_dir is not None:
         (Path(options.dump_dir) / "dispatches").mkdir(parents=True, exist_ok=True)
-    return _run_compiler(text, options, input_type, model_traits(text) if traits is None else traits)
+    traits = model_traits(text) if traits is None else traits
+    dispatched = dispatch_kernels(text)
+    if dispatched is not text:
+        # IREE links the executables of one target into one with a variant per distinct target
+        # attribute, and the runtime loads only the first variant the device supports: strata's
+        # kernels, whose target names only the CPU features they use, would be missing from it.
+        options = dataclasses.replace(options, extra_flags=(*options.extra_flags, "--iree-hal-link-executables=false"))
+    return _run_compiler(dispatched, options, input_type, traits)
 
 
 SYSTEM_LINKER_FLAG = "--iree-llvmcpu-link-embedded=false"

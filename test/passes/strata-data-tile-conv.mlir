@@ -4,6 +4,8 @@
 // RUN: strata-opt --split-input-file --strata-data-tile-conv %s | FileCheck %s
 // RUN: strata-opt --split-input-file --strata-data-tile-conv='tile-m=8 tile-n=8' %s | FileCheck %s --check-prefix=OPTS
 // RUN: not strata-opt --strata-data-tile-conv='tile-n=0' %s 2>&1 | FileCheck %s --check-prefix=BAD
+// RUN: strata-opt --split-input-file --strata-data-tile-conv='direct-min-width=16' %s | FileCheck %s --check-prefix=DIRECT
+// RUN: not strata-opt --strata-data-tile-conv='direct-min-width=-1' %s 2>&1 | FileCheck %s --check-prefix=BAD-DIRECT
 
 // Batch 1, rows of 56 pixels (fourteen tiles of 4), 64 output channels (four tiles of 16), zero
 // init. The patches are gathered straight into the mmt4d's tiles, [1][56][14][32][3][3][4][1],
@@ -41,6 +43,18 @@
 // CHECK:         return %[[Y]] : tensor<1x64x56x56xf32>
 // OPTS-LABEL: func.func @conv
 // OPTS:         linalg.mmt4d {{.*}} : tensor<392x288x8x1xf32>, tensor<8x288x8x1xf32>) outs(%{{.*}} : tensor<392x8x8x8xf32>)
+// With direct-min-width=16 the same stride-1 convolution (rows of 56 >= 16) goes to strata's
+// direct kernel: the filter packs into groups of 6 output channels, [11][32][3][3][6] (64 is not
+// a multiple of 6: zero-padded), and the convolution is a call of the kernel's function, declared
+// once in the module with the shapes in its name. No patches, no mmt4d, no bias to add.
+// DIRECT-LABEL: func.func @conv
+// DIRECT-SAME:    (%[[X:.*]]: tensor<1x32x58x58xf32>, %[[W:.*]]: tensor<64x32x3x3xf32>)
+// DIRECT:         %[[P:.*]] = linalg.pack %[[W]] padding_value(%{{.*}} : f32) inner_dims_pos = [0] inner_tiles = [6] into %{{.*}} : tensor<64x32x3x3xf32> -> tensor<11x32x3x3x6xf32>
+// DIRECT:         %[[Y:.*]] = call @strata_kernel_conv6x16_n1_c32_h58_w58_f64_k3x3(%[[X]], %[[P]]) : (tensor<1x32x58x58xf32>, tensor<11x32x3x3x6xf32>) -> tensor<1x64x56x56xf32>
+// DIRECT-NOT:     linalg.mmt4d
+// DIRECT-NOT:     arith.addf
+// DIRECT:         return %[[Y]]
+// DIRECT:       func.func private @strata_kernel_conv6x16_n1_c32_h58_w58_f64_k3x3(tensor<1x32x58x58xf32>, tensor<11x32x3x3x6xf32>) -> tensor<1x64x56x56xf32>
 func.func @conv(%x: tensor<1x32x58x58xf32>, %w: tensor<64x32x3x3xf32>) -> tensor<1x64x56x56xf32> {
   %zero = arith.constant 0.0 : f32
   %empty = tensor.empty() : tensor<1x64x56x56xf32>
@@ -176,3 +190,40 @@ func.func @untouched(%x: tensor<?x3x8x8xf32>, %w: tensor<4x3x3x3xf32>, %y: tenso
 }
 
 // BAD: strata-data-tile-conv: tile-m and tile-n must be at least 1; got tile-n=0
+// BAD-DIRECT: strata-data-tile-conv: direct-min-width must be 0 (off) or more; got -1
+
+// -----
+
+// Direct-kernel choices: two stride-1 convolutions of one shape share one declaration; a bias is
+// added after the call; 12 output channels need no padding of the filter; rows narrower than
+// direct-min-width (14 < 16) and stride 2 stay with the tiled mmt4d.
+// Without the option all four are tiled.
+// CHECK-LABEL: func.func @direct_choices
+// CHECK-COUNT-4: linalg.mmt4d
+// CHECK-NOT:     call @strata_kernel
+// DIRECT-LABEL: func.func @direct_choices
+// DIRECT:         %[[P:.*]] = linalg.pack %{{.*}} inner_dims_pos = [0] inner_tiles = [6] into %{{.*}} : tensor<12x8x3x3xf32> -> tensor<2x8x3x3x6xf32>
+// DIRECT:         %[[Y:.*]] = call @strata_kernel_conv6x16_n2_c8_h20_w20_f12_k3x3(%{{.*}}, %[[P]])
+// DIRECT:         %[[SUM:.*]] = linalg.generic {{.*}} ins(%[[Y]], %{{.*}} : tensor<2x12x18x18xf32>, tensor<2x12x18x18xf32>)
+// DIRECT:           arith.addf
+// DIRECT:         call @strata_kernel_conv6x16_n2_c8_h20_w20_f12_k3x3(
+// DIRECT:         linalg.mmt4d
+// DIRECT:         linalg.mmt4d
+// DIRECT:       func.func private @strata_kernel_conv6x16_n2_c8_h20_w20_f12_k3x3(
+// DIRECT-NOT:   func.func private
+func.func @direct_choices(%x: tensor<2x8x20x20xf32>, %w: tensor<12x8x3x3xf32>, %bias: tensor<2x12x18x18xf32>,
+                          %narrow: tensor<1x8x16x16xf32>, %wide: tensor<1x8x41x41xf32>)
+    -> (tensor<2x12x18x18xf32>, tensor<2x12x18x18xf32>, tensor<1x12x14x14xf32>, tensor<1x12x20x20xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<2x12x18x18xf32>
+  %z = linalg.fill ins(%zero : f32) outs(%e : tensor<2x12x18x18xf32>) -> tensor<2x12x18x18xf32>
+  %a = linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ins(%x, %w : tensor<2x8x20x20xf32>, tensor<12x8x3x3xf32>) outs(%bias : tensor<2x12x18x18xf32>) -> tensor<2x12x18x18xf32>
+  %b = linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ins(%x, %w : tensor<2x8x20x20xf32>, tensor<12x8x3x3xf32>) outs(%z : tensor<2x12x18x18xf32>) -> tensor<2x12x18x18xf32>
+  %en = tensor.empty() : tensor<1x12x14x14xf32>
+  %zn = linalg.fill ins(%zero : f32) outs(%en : tensor<1x12x14x14xf32>) -> tensor<1x12x14x14xf32>
+  %c = linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ins(%narrow, %w : tensor<1x8x16x16xf32>, tensor<12x8x3x3xf32>) outs(%zn : tensor<1x12x14x14xf32>) -> tensor<1x12x14x14xf32>
+  %ew = tensor.empty() : tensor<1x12x20x20xf32>
+  %zw = linalg.fill ins(%zero : f32) outs(%ew : tensor<1x12x20x20xf32>) -> tensor<1x12x20x20xf32>
+  %d = linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<2> : vector<2xi64>} ins(%wide, %w : tensor<1x8x41x41xf32>, tensor<12x8x3x3xf32>) outs(%zw : tensor<1x12x20x20xf32>) -> tensor<1x12x20x20xf32>
+  return %a, %b, %c, %d : tensor<2x12x18x18xf32>, tensor<2x12x18x18xf32>, tensor<1x12x14x14xf32>, tensor<1x12x20x20xf32>
+}

@@ -5,12 +5,15 @@ matrix; on a 2-core Zen 3 the gather-and-pack dispatch alone took a third of a s
 Here the patches are gathered directly into the packed layout (pixels of one output row as the
 tile's rows), in a form IREE vectorizes; the filter is packed like a matmul's B, and IREE's mmt4d
 codegen computes the product in strata's tile shape, as strata-data-tile-matmul does for matmuls.
+Stride-1 f32 convolutions with wide enough rows can go to strata's direct-convolution kernel
+instead (`direct-min-width`; `strata.direct_conv`), which needs no patches at all.
 """
 
 import math
 
 from torch_mlir import ir
 
+from strata.direct_conv import CHANNELS, DirectConv
 from strata.errors import StrataError
 from strata.ir_splice import splice_each, tensor_type
 from strata.linalg_match import fill_constant
@@ -98,6 +101,76 @@ def _gathered_patches(x_name: str, x_type: str, elt, shape, steps) -> list[str]:
     ]
 
 
+def _add_init(lines: list[str], result: str, init: ir.Value, y_type: str, elt) -> str:
+    """Appends the addition of the convolution's init (a bias) to `result`, unless it is zeros;
+    returns the name of the sum."""
+    init_fill = fill_constant(init)  # zeros: nothing to add
+    if isinstance(init_fill, ir.FloatAttr) and ir.FloatAttr(init_fill).value == 0.0:
+        return result
+    identity = "affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>"
+    lines += [
+        f"  %sum_dest = tensor.empty() : {y_type}",
+        f"  %sum = linalg.generic {{indexing_maps = [{identity}, {identity}, {identity}],"
+        f' iterator_types = ["parallel", "parallel", "parallel", "parallel"]}}'
+        f" ins({result}, %init : {y_type}, {y_type}) outs(%sum_dest : {y_type}) {{",
+        f"  ^bb0(%a: {elt}, %b: {elt}, %o: {elt}):\n    %s = arith.addf %a, %b : {elt}\n    linalg.yield %s : {elt}",
+        f"  }} -> {y_type}",
+    ]
+    return "%sum"
+
+
+def _direct(op: ir.Operation, min_width: int) -> tuple[str, list[ir.Value]] | None:
+    """`@lowered` computing `op` by strata's direct-convolution kernel (a call of its private
+    function, which `run` declares), or None where the kernel does not apply."""
+    x, w, init = op.operands
+    types = [v.type for v in (x, w, init)]
+    if not all(isinstance(t, ir.RankedTensorType) and t.has_static_shape for t in types):
+        return None
+    if any(not isinstance(t.element_type, ir.F32Type) for t in types):
+        return None
+    if _pair(op, "strides") != [1, 1] or _pair(op, "dilations") != [1, 1]:
+        return None
+    (n, c, h, width), (f, _, kh, kw) = list(types[0].shape), list(types[1].shape)
+    conv = DirectConv(n, c, h, width, f, kh, kw)
+    if conv.ow < min_width:
+        return None
+    x_type, packed_type, y_type = conv.types()
+    w_type = str(types[1])
+    padding = " padding_value(%zero : f32)" if f % CHANNELS else ""
+    lines = [
+        f"func.func private @{conv.symbol}({x_type}, {packed_type}) -> {y_type}",
+        f"func.func @lowered(%x: {x_type}, %w: {w_type}, %init: {y_type}) -> {y_type} {{",
+        "  %zero = arith.constant 0.0 : f32",
+        f"  %packed_dest = tensor.empty() : {packed_type}",
+        f"  %packed = linalg.pack %w{padding} inner_dims_pos = [0] inner_tiles = [{CHANNELS}]"
+        f" into %packed_dest : {w_type} -> {packed_type}",
+        f"  %y = func.call @{conv.symbol}(%x, %packed) : ({x_type}, {packed_type}) -> {y_type}",
+    ]
+    result = _add_init(lines, "%y", init, y_type, "f32")
+    lines += [f"  return {result} : {y_type}", "}"]
+    return "\n".join(lines) + "\n", [x, w, init]
+
+
+def _declare_kernels(module: ir.Operation) -> None:
+    """Declares every strata kernel the module calls and does not declare yet."""
+    body = module.regions[0].blocks[0]
+    called = {}
+
+    def visit(op):
+        if op.name == "func.call":
+            conv = DirectConv.from_symbol(op.attributes["callee"].value)
+            if conv is not None:
+                called[conv.symbol] = conv
+        return ir.WalkResult.ADVANCE
+
+    module.walk(visit)
+    declared = {op.attributes["sym_name"].value for op in body.operations if op.name == "func.func"}
+    for symbol in sorted(set(called) - declared):
+        x_type, packed_type, y_type = called[symbol].types()
+        declaration = ir.Operation.parse(f"func.func private @{symbol}({x_type}, {packed_type}) -> {y_type}", context=module.context)
+        body.append(declaration)
+
+
 def _tiled(op: ir.Operation, tile_m: int, tile_n: int) -> tuple[str, list[ir.Value]] | None:
     """`@lowered` computing `op` as tiled patches, mmt4d and unpack, and the values its arguments
     stand for; None where the rewrite does not apply."""
@@ -165,18 +238,7 @@ def _tiled(op: ir.Operation, tile_m: int, tile_n: int) -> tuple[str, list[ir.Val
             f"  %nchw = linalg.transpose ins(%cut : {t(f, n, oh, ow)}) outs(%nchw_dest : {y_type}) permutation = [1, 0, 2, 3]",
         ]
         result = "%nchw"
-    init_fill = fill_constant(init)  # zeros: nothing to add
-    if not (isinstance(init_fill, ir.FloatAttr) and ir.FloatAttr(init_fill).value == 0.0):
-        identity = "affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>"
-        lines += [
-            f"  %sum_dest = tensor.empty() : {y_type}",
-            f"  %sum = linalg.generic {{indexing_maps = [{identity}, {identity}, {identity}],"
-            f' iterator_types = ["parallel", "parallel", "parallel", "parallel"]}}'
-            f" ins({result}, %init : {y_type}, {y_type}) outs(%sum_dest : {y_type}) {{",
-            f"  ^bb0(%a: {elt}, %b: {elt}, %o: {elt}):\n    %s = arith.addf %a, %b : {elt}\n    linalg.yield %s : {elt}",
-            f"  }} -> {y_type}",
-        ]
-        result = "%sum"
+    result = _add_init(lines, result, init, y_type, elt)
     lines += [f"  return {result} : {y_type}", "}"]
     return "\n".join(lines) + "\n", [x, w, init]
 
@@ -186,5 +248,12 @@ def run(op: ir.Operation, options) -> None:
     bad = [f"{name}={value}" for name, value in sizes.items() if value < 1]
     if bad:
         raise StrataError(f"strata-data-tile-conv: tile-m and tile-n must be at least 1; got {', '.join(bad)}")
+    if options.direct_min_width < 0:
+        raise StrataError(f"strata-data-tile-conv: direct-min-width must be 0 (off) or more; got {options.direct_min_width}")
 
-    splice_each(op, [_OP], lambda conv: _tiled(conv, options.tile_m, options.tile_n))
+    def lower(conv: ir.Operation):
+        direct = _direct(conv, options.direct_min_width) if options.direct_min_width else None
+        return direct or _tiled(conv, options.tile_m, options.tile_n)
+
+    splice_each(op, [_OP], lower)
+    _declare_kernels(op)

@@ -1,0 +1,102 @@
+"""strata's direct-convolution kernel (`strata.direct_conv`), which strata-data-tile-conv hands
+stride-1 convolutions with rows of 16 pixels or more on AVX2 hosts, and `strata.kernel_calls`,
+which turns the linalg stage's calls of it into IREE dispatches.
+
+The numerics go through every part of the kernel: whole 16-pixel chunks, a last chunk of 8, of
+fewer (masked loads and stores), output channels that are not a multiple of 6 (zero-padded
+weights, not stored), a bias, a 1x1 and a non-square kernel, batches. The host's CPU flags are
+patched as in test_data_tile_conv.py; the kernel itself needs AVX2 and FMA, which these machines
+have (the test is skipped where the CPU lacks them).
+"""
+
+import numpy as np
+import pytest
+import torch
+from torch import nn
+
+import strata.targets
+from strata.compile_stages import StageOptions, run_stages
+from strata.direct_conv import DirectConv
+from strata.errors import StrataError
+from strata.iree_compile import CompileOptions
+from strata.iree_runtime import LoadedModule
+from strata.kernel_calls import dispatch_kernels
+from strata.torch_import import import_torch
+
+AVX2 = frozenset({"avx", "avx2", "fma", "sse4_2"})
+KERNEL_CALL = "call @strata_kernel_conv6x16_"
+
+
+@pytest.fixture
+def avx2_host(monkeypatch):
+    if not {"avx2", "fma"} <= strata.targets.host_cpu_flags():
+        pytest.skip("strata's direct-convolution kernel needs AVX2 and FMA")
+    monkeypatch.setattr(strata.targets, "host_cpu_flags", lambda: AVX2)
+
+
+class StrideOne(nn.Module):
+    """Rows of 37 (two chunks of 16 and 5 masked pixels), 35 (and 3) and 24 (16 and 8 pixels);
+    20 and 8 output channels (not multiples of 6), 12; a bias and none; 3x3, 1x1 and 3x5."""
+
+    def __init__(self):
+        super().__init__()
+        self.first = nn.Conv2d(3, 20, 3, padding=1, bias=False)
+        self.second = nn.Conv2d(20, 12, 3)
+        self.point = nn.Conv2d(12, 8, 1)
+        self.wide = nn.Conv2d(8, 12, (3, 5))
+
+    def forward(self, x):
+        x = torch.relu(self.first(x))
+        x = self.point(self.second(x))
+        return self.wide(x[..., :28]), x
+
+
+@pytest.mark.parametrize("batch", [1, 2])
+def test_direct_convolutions_match_eager(avx2_host, batch):
+    torch.manual_seed(0)
+    model, args = StrideOne().eval(), (torch.randn(batch, 3, 10, 37),)
+    linalg = run_stages(import_torch(model, args, []), CompileOptions(), StageOptions(stop_at="linalg"))
+    assert linalg.count(KERNEL_CALL) == 4 and "linalg.mmt4d" not in linalg
+    vmfb = run_stages(import_torch(model, args, []), CompileOptions())
+    results = LoadedModule(vmfb, "local-task").function("main")(args[0].numpy())
+    with torch.no_grad():
+        expected = model(*args)
+    for result, reference in zip(results, expected):
+        np.testing.assert_allclose(result, reference.numpy(), rtol=1e-4, atol=1e-4)
+
+
+def test_narrow_rows_and_strides_stay_tiled(avx2_host):
+    """Rows of 12 pixels and a stride of 2 are IREE's mmt4d of strata's patches, as before."""
+    torch.manual_seed(0)
+    model = nn.Sequential(nn.Conv2d(3, 8, 3, padding=1), nn.Conv2d(8, 8, 3, stride=2, padding=1)).eval()
+    linalg = run_stages(import_torch(model, (torch.randn(1, 3, 12, 12),), []), CompileOptions(), StageOptions(stop_at="linalg"))
+    assert KERNEL_CALL not in linalg and linalg.count("linalg.mmt4d ins") == 2
+
+
+def test_symbol_names_the_shapes():
+    conv = DirectConv(n=2, c=32, hp=58, wp=60, f=64, kh=3, kw=5)
+    assert conv.symbol == "strata_kernel_conv6x16_n2_c32_h58_w60_f64_k3x5"
+    assert DirectConv.from_symbol(conv.symbol) == conv
+    assert (conv.oh, conv.ow, conv.channel_tiles) == (56, 56, 11)
+    assert DirectConv.from_symbol("strata_kernel_conv6x16_n2_c32") is None
+
+
+def test_kernel_calls_become_dispatches():
+    conv = DirectConv(n=1, c=4, hp=10, wp=20, f=7, kh=3, kw=3)
+    x, w, y = conv.types()
+    text = (
+        f"module {{\n  func.func @main(%x: {x}, %w: {w}) -> {y} {{\n"
+        f"    %y = call @{conv.symbol}(%x, %w) : ({x}, {w}) -> {y} loc(#loc1)\n    return %y : {y}\n  }}\n"
+        f"  func.func private @{conv.symbol}({x}, {w}) -> {y} loc(#loc2)\n}}\n"
+    )
+    dispatched = dispatch_kernels(text)
+    assert f"flow.dispatch @{conv.symbol}::@cpu::@{conv.symbol}(%x, %w) : ({x}, {w}) -> {y} loc(#loc1)" in dispatched
+    assert f"hal.executable private @{conv.symbol}" in dispatched and "func.func private" not in dispatched
+    plain = "module {\n}\n"
+    assert dispatch_kernels(plain) is plain
+
+
+def test_unknown_kernel_name_is_an_error():
+    text = "module {\n  func.func private @strata_kernel_conv6x16_n1_c4(tensor<1xf32>) -> tensor<1xf32>\n}\n"
+    with pytest.raises(StrataError, match="names no kernel strata has"):
+        dispatch_kernels(text)
