@@ -36,13 +36,6 @@ _LANES = 8
 SYMBOL_PREFIX = "strata_kernel_conv6x16_"
 _SYMBOL = re.compile(SYMBOL_PREFIX + r"n(\d+)_c(\d+)_h(\d+)_w(\d+)_f(\d+)_k(\d+)x(\d+)$")
 
-# The executable's target: AVX2 with FMA, which the tuned default that writes these calls requires
-# of the host (targets/llvm-cpu.toml); the layout and triple of IREE's embedded ELF on x86-64.
-EXECUTABLE_TARGET = (
-    '#hal.executable.target<"llvm-cpu", "embedded-elf-x86_64", {cpu_features = "+avx,+avx2,+fma", '
-    'data_layout = "e-m:e-p270:32:32-p271:32:32-p272:64:64-i64:64-i128:128-f80:128-n8:16:32:64-S128", '
-    'native_vector_size = 32 : i64, target_triple = "x86_64-unknown-unknown-eabi-elf"}>'
-)
 _LAYOUT = (
     "#hal.pipeline.layout<bindings = [#hal.pipeline.binding<storage_buffer, ReadOnly>, "
     "#hal.pipeline.binding<storage_buffer, ReadOnly>, #hal.pipeline.binding<storage_buffer>]>"
@@ -94,10 +87,12 @@ class DirectConv:
             f"tensor<{self.n}x{self.f}x{self.oh}x{self.ow}xf32>",
         )
 
-    def executable(self) -> str:
-        """The `hal.executable` computing this convolution: variant `cpu`, one export and function, all
-        named by `symbol` (IREE links the executables of a module into one, where names must differ)."""
-        return _Writer(self).executable()
+    def executable(self, target: str) -> str:
+        """The `hal.executable` computing this convolution for `target` (a `#hal.executable.target`
+        of an x86-64 CPU with AVX2 and FMA, which the tuned default that writes these calls
+        requires of the host): variant `cpu`, one export and function, all named by `symbol`
+        (IREE links the executables of a module into one, where names must differ)."""
+        return _Writer(self).executable(target)
 
 
 class _Writer:
@@ -170,7 +165,7 @@ class _Writer:
                     self.emit(indent + 2, f"vector.store {value}, %output[%n, {out_channel}, %oh, {col}] : {self.out_type}, {v8}")
             self.emit(indent, "}")
 
-    def executable(self) -> str:
+    def executable(self, target: str) -> str:
         conv = self.conv
         full, rest = divmod(conv.ow, PIXELS)
         constants = range(max(conv.kh, conv.kw + _LANES, CHANNELS, _LANES + 1))
@@ -204,7 +199,7 @@ class _Writer:
         self.emit(10, "return")
         kernel = "\n".join(self.lines)
         return f"""hal.executable private @{conv.symbol} {{
-  hal.executable.variant public @cpu target({EXECUTABLE_TARGET}) {{
+  hal.executable.variant public @cpu target({target}) {{
     hal.executable.export public @{conv.symbol} ordinal(0) layout({_LAYOUT}) count(%device: !hal.device) -> (index, index, index) {{
       %tiles = arith.constant {conv.channel_tiles} : index
       %rows = arith.constant {conv.oh} : index

@@ -13,7 +13,7 @@ undefined symbol is retried once with the system linker. That module embeds a ho
 runs exactly, but only on hosts like this one, so the retry raises a `HostLinkedModuleWarning`.
 """
 
-import dataclasses
+import functools
 import os
 import re
 import shlex
@@ -24,7 +24,7 @@ from pathlib import Path
 
 from strata.errors import StrataError
 from strata.ir_text import op_section
-from strata.kernel_calls import dispatch_kernels
+from strata.kernel_calls import calls_kernels, dispatch_kernels
 from strata.targets import Target, get_target
 
 
@@ -145,14 +145,7 @@ def compile_ir(text: str, options: CompileOptions, *, input_type: str = "torch",
         text = _with_executable_target(text, device, chip.executable_target)
     if options.dump_dir is not None:
         (Path(options.dump_dir) / "dispatches").mkdir(parents=True, exist_ok=True)
-    traits = model_traits(text) if traits is None else traits
-    dispatched = dispatch_kernels(text)
-    if dispatched is not text:
-        # IREE links the executables of one target into one with a variant per distinct target
-        # attribute, and the runtime loads only the first variant the device supports: strata's
-        # kernels, whose target names only the CPU features they use, would be missing from it.
-        options = dataclasses.replace(options, extra_flags=(*options.extra_flags, "--iree-hal-link-executables=false"))
-    return _run_compiler(dispatched, options, input_type, traits)
+    return _run_compiler(text, options, input_type, model_traits(text) if traits is None else traits)
 
 
 SYSTEM_LINKER_FLAG = "--iree-llvmcpu-link-embedded=false"
@@ -169,14 +162,15 @@ def _run_compiler(text: str, options: CompileOptions, input_type: str, traits: f
     f64_at_boundary = signature is None or "f64" in signature.group(1) + signature.group(2)
     flags = iree_flags(options, traits=traits, f64_at_boundary=f64_at_boundary)
     try:
-        return ireec.compile_str(text, input_type=input_type, extra_args=flags)
+        return ireec.compile_str(_with_kernels(text, flags), input_type=input_type, extra_args=flags)
     except ireec.CompilerToolError as e:
         symbols = _undefined_symbols(_stderr_of(e))
         if not symbols or options.resolved_target().name != "llvm-cpu" or SYSTEM_LINKER_FLAG in flags:
             raise _compile_error(e, text, input_type, flags) from None
         first_error = e
     try:
-        vmfb = ireec.compile_str(text, input_type=input_type, extra_args=[*flags, SYSTEM_LINKER_FLAG])
+        system_flags = [*flags, SYSTEM_LINKER_FLAG]
+        vmfb = ireec.compile_str(_with_kernels(text, system_flags), input_type=input_type, extra_args=system_flags)
     except ireec.CompilerToolError as e:
         error = _compile_error(first_error, text, input_type, flags)
         retry = _compile_error(e, text, input_type, [*flags, SYSTEM_LINKER_FLAG])
@@ -189,6 +183,38 @@ def _run_compiler(text: str, options: CompileOptions, input_type: str, traits: f
         stacklevel=2,
     )
     return vmfb
+
+
+def _with_kernels(text: str, flags: list[str]) -> str:
+    """`text` with its calls of strata's CPU kernels dispatched (`strata.kernel_calls`), their
+    executables on the very target these flags give IREE's own dispatches: IREE links executables
+    of one target attribute into one variant, and the runtime loads only the first variant a
+    device supports, so a kernel on a target of its own would be missing from it (and unlinked
+    executables double the compile time of a ResNet-18)."""
+    if not calls_kernels(text):
+        return text
+    return dispatch_kernels(text, executable_target(tuple(flags)))
+
+
+_PROBE = "func.func @probe(%x: tensor<4xf32>) -> tensor<4xf32> {\n  %y = arith.addf %x, %x : tensor<4xf32>\n  return %y : tensor<4xf32>\n}\n"
+_DEVICE_TARGET = re.compile(r"#hal\.device\.target<\"[^\"]*\", \[(#hal\.executable\.target<.*>)\]> : !hal\.device")
+
+
+@functools.cache
+def executable_target(flags: tuple[str, ...]) -> str:
+    """The `#hal.executable.target` IREE compiles dispatches for under `flags` (a one-op module
+    compiled to its executable sources: 0.6 s, once per process and flags)."""
+    from iree.compiler import tools as ireec
+
+    kept = [f for f in flags if not f.startswith("--iree-hal-dump-")]
+    try:
+        sources = ireec.compile_str(_PROBE, input_type="auto", extra_args=[*kept, "--compile-to=executable-sources"])
+    except ireec.CompilerToolError as e:
+        raise StrataError(f"cannot find IREE's executable target for strata's kernels: {_stderr_of(e).strip()}") from None
+    targets = _DEVICE_TARGET.findall(sources.decode())
+    if len(targets) != 1:
+        raise StrataError("cannot find IREE's executable target for strata's kernels: expected one device with one target")
+    return targets[0]
 
 
 def _stderr_of(error) -> str:

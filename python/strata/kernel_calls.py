@@ -6,7 +6,9 @@ IREE dialect; so a pass that hands an op to a kernel of strata's (strata-data-ti
 which shapes: `%y = call @strata_kernel_conv6x16_n1_c32_...(%x, %w) : (...) -> ...`. Here each
 such declaration becomes the kernel's `hal.executable` and each call a `flow.dispatch` of its
 export, with the same operands, types and location: IREE then schedules it like any dispatch of
-its own. Only the text IREE receives changes; `--compile-to linalg` shows the calls.
+its own. Only the text IREE receives changes; `--compile-to linalg` shows the calls. The
+executables take the target IREE gives its own dispatches (`strata.iree_compile` finds it), so
+that IREE links them all into one.
 """
 
 import re
@@ -18,17 +20,20 @@ _DECLARATION = re.compile(r"^[ \t]*func\.func private @(" + SYMBOL_PREFIX + r"\w
 _CALL = re.compile(r"\b(?:func\.)?call @(" + SYMBOL_PREFIX + r"\w+)\(")
 
 
-def dispatch_kernels(text: str) -> str:
-    """`text` with every strata kernel declaration replaced by its executable and every call of
-    one by a dispatch; unchanged if it calls none."""
-    if SYMBOL_PREFIX not in text:
-        return text
+def calls_kernels(text: str) -> bool:
+    return _DECLARATION.search(text) is not None
+
+
+def dispatch_kernels(text: str, executable_target: str) -> str:
+    """`text` with every strata kernel declaration replaced by its executable (for
+    `executable_target`, a `#hal.executable.target` of an x86-64 CPU with AVX2 and FMA) and every
+    call of one by a dispatch."""
 
     def executable(match: re.Match) -> str:
         conv = DirectConv.from_symbol(match.group(1))
         if conv is None:
             raise StrataError(f"'@{match.group(1)}' names no kernel strata has (expected {SYMBOL_PREFIX}n<N>_c<C>_h<H>_w<W>_f<F>_k<KH>x<KW>)")
-        return conv.executable()
+        return conv.executable(executable_target)
 
     text = _DECLARATION.sub(executable, text)
     return _CALL.sub(lambda m: f"flow.dispatch @{m.group(1)}::@cpu::@{m.group(1)}(", text)

@@ -18,13 +18,14 @@ import strata.targets
 from strata.compile_stages import StageOptions, run_stages
 from strata.direct_conv import DirectConv
 from strata.errors import StrataError
-from strata.iree_compile import CompileOptions
+from strata.iree_compile import CompileOptions, executable_target, iree_flags
 from strata.iree_runtime import LoadedModule
-from strata.kernel_calls import dispatch_kernels
+from strata.kernel_calls import calls_kernels, dispatch_kernels
 from strata.torch_import import import_torch
 
 AVX2 = frozenset({"avx", "avx2", "fma", "sse4_2"})
 KERNEL_CALL = "call @strata_kernel_conv6x16_"
+TARGET = '#hal.executable.target<"llvm-cpu", "embedded-elf-x86_64", {cpu_features = "+avx,+avx2,+fma"}>'
 
 
 @pytest.fixture
@@ -65,6 +66,16 @@ def test_direct_convolutions_match_eager(avx2_host, batch):
         np.testing.assert_allclose(result, reference.numpy(), rtol=1e-4, atol=1e-4)
 
 
+def test_kernels_take_the_target_of_iree_dispatches(avx2_host):
+    """The kernels' executables get the target IREE compiles its own dispatches for, so IREE
+    links them all into one executable with one variant (on a target of their own they would
+    need executables left unlinked: twice the compile time)."""
+    flags = tuple(iree_flags(CompileOptions()))
+    target = executable_target(flags)
+    assert target.startswith('#hal.executable.target<"llvm-cpu", "embedded-elf-x86_64"') and "+avx2" in target
+    assert "--iree-hal-link-executables=false" not in flags
+
+
 def test_narrow_rows_and_strides_stay_tiled(avx2_host):
     """Rows of 12 pixels and a stride of 2 are IREE's mmt4d of strata's patches, as before."""
     torch.manual_seed(0)
@@ -89,14 +100,14 @@ def test_kernel_calls_become_dispatches():
         f"    %y = call @{conv.symbol}(%x, %w) : ({x}, {w}) -> {y} loc(#loc1)\n    return %y : {y}\n  }}\n"
         f"  func.func private @{conv.symbol}({x}, {w}) -> {y} loc(#loc2)\n}}\n"
     )
-    dispatched = dispatch_kernels(text)
+    assert calls_kernels(text) and not calls_kernels("module {\n}\n")
+    dispatched = dispatch_kernels(text, TARGET)
+    assert f"hal.executable.variant public @cpu target({TARGET})" in dispatched
     assert f"flow.dispatch @{conv.symbol}::@cpu::@{conv.symbol}(%x, %w) : ({x}, {w}) -> {y} loc(#loc1)" in dispatched
     assert f"hal.executable private @{conv.symbol}" in dispatched and "func.func private" not in dispatched
-    plain = "module {\n}\n"
-    assert dispatch_kernels(plain) is plain
 
 
 def test_unknown_kernel_name_is_an_error():
     text = "module {\n  func.func private @strata_kernel_conv6x16_n1_c4(tensor<1xf32>) -> tensor<1xf32>\n}\n"
     with pytest.raises(StrataError, match="names no kernel strata has"):
-        dispatch_kernels(text)
+        dispatch_kernels(text, TARGET)
