@@ -50,6 +50,14 @@ def DataTileConv : Pass<"strata-data-tile-conv", "ModuleOp"> {
     into the kernel's executable and a `flow.dispatch` right before IREE
     compiles (`strata.kernel_calls`). The kernel needs AVX2 and FMA.
 
+    With `pixel-tiles`, the convolutions left (any stride, dilation and row
+    width) whose output channels are a multiple of 16 go to strata's
+    pixel-tile kernel instead of patches and mmt4d (`strata.pixel_tile_conv`:
+    6 output pixels x 16 output channels per register tile, each pixel's
+    input read at its own address): the filter packs to
+    `[F/16][C][KH][KW][16]` and the call is of
+    `@strata_kernel_conv6p16c_<shapes>_s<SH>x<SW>_d<DH>x<DW>`.
+
     Rewritten: `linalg.conv_2d_nchw_fchw` with static shapes and one float
     element type, any strides and dilations. Grouped and depthwise
     convolutions, other layouts and dynamic shapes are left to IREE.
@@ -60,5 +68,7 @@ def DataTileConv : Pass<"strata-data-tile-conv", "ModuleOp"> {
     Option<"tileN", "tile-n", "int64_t", "16", "Output channels per tile">,
     Option<"directMinWidth", "direct-min-width", "int64_t", "0",
            "Output row width from which stride-1 f32 convolutions go to strata's direct kernel (0: none)">,
+    Option<"pixelTiles", "pixel-tiles", "bool", "false",
+           "Send the other f32 convolutions with output channels in whole 16s to strata's pixel-tile kernel">,
   ];
 }

@@ -36,7 +36,7 @@ _LANES = 8
 SYMBOL_PREFIX = "strata_kernel_conv6x16_"
 _SYMBOL = re.compile(SYMBOL_PREFIX + r"n(\d+)_c(\d+)_h(\d+)_w(\d+)_f(\d+)_k(\d+)x(\d+)$")
 
-_LAYOUT = (
+LAYOUT = (
     "#hal.pipeline.layout<bindings = [#hal.pipeline.binding<storage_buffer, ReadOnly>, "
     "#hal.pipeline.binding<storage_buffer, ReadOnly>, #hal.pipeline.binding<storage_buffer>]>"
 )
@@ -180,9 +180,9 @@ class _Writer:
             f"%six = arith.constant {CHANNELS} : index",
             "%zero = arith.constant dense<0.0> : vector<8xf32>",
             f"%mask = vector.constant_mask [{rest % _LANES or _LANES}] : vector<8xi1>",
-            f"%input = hal.interface.binding.subspan layout({_LAYOUT}) binding(0) alignment(64) offset(%c0) flags(ReadOnly) : {self.x_type}",
-            f"%weights = hal.interface.binding.subspan layout({_LAYOUT}) binding(1) alignment(64) offset(%c0) flags(ReadOnly) : {self.w_type}",
-            f"%output = hal.interface.binding.subspan layout({_LAYOUT}) binding(2) alignment(64) offset(%c0) : {self.out_type}",
+            f"%input = hal.interface.binding.subspan layout({LAYOUT}) binding(0) alignment(64) offset(%c0) flags(ReadOnly) : {self.x_type}",
+            f"%weights = hal.interface.binding.subspan layout({LAYOUT}) binding(1) alignment(64) offset(%c0) flags(ReadOnly) : {self.w_type}",
+            f"%output = hal.interface.binding.subspan layout({LAYOUT}) binding(2) alignment(64) offset(%c0) : {self.out_type}",
             "%tile = hal.interface.workgroup.id[0] : index",
             "%oh = hal.interface.workgroup.id[1] : index",
             "%n = hal.interface.workgroup.id[2] : index",
@@ -197,18 +197,26 @@ class _Writer:
         if rest:
             self.chunk("%full_end", _ceil_div(rest, _LANES), rest % _LANES != 0, 10)
         self.emit(10, "return")
-        kernel = "\n".join(self.lines)
-        return f"""hal.executable private @{conv.symbol} {{
+        counts = (conv.channel_tiles, conv.oh, conv.n)
+        return kernel_executable(conv.symbol, target, counts, "\n".join(self.lines))
+
+
+def kernel_executable(symbol: str, target: str, counts: tuple[int, int, int], body: str) -> str:
+    """A `hal.executable` of one export and function named `symbol`: `body` (indented MLIR text
+    ending in `return`) reads bindings 0 and 1 and writes binding 2 of `LAYOUT`, on a static grid
+    of `counts` workgroups."""
+    x, y, z = counts
+    return f"""hal.executable private @{symbol} {{
   hal.executable.variant public @cpu target({target}) {{
-    hal.executable.export public @{conv.symbol} ordinal(0) layout({_LAYOUT}) count(%device: !hal.device) -> (index, index, index) {{
-      %tiles = arith.constant {conv.channel_tiles} : index
-      %rows = arith.constant {conv.oh} : index
-      %batch = arith.constant {conv.n} : index
-      hal.return %tiles, %rows, %batch : index, index, index
+    hal.executable.export public @{symbol} ordinal(0) layout({LAYOUT}) count(%device: !hal.device) -> (index, index, index) {{
+      %x = arith.constant {x} : index
+      %y = arith.constant {y} : index
+      %z = arith.constant {z} : index
+      hal.return %x, %y, %z : index, index, index
     }}
     builtin.module {{
-      func.func @{conv.symbol}() {{
-{kernel}
+      func.func @{symbol}() {{
+{body}
       }}
     }}
   }}

@@ -13,11 +13,19 @@ that IREE links them all into one.
 
 import re
 
-from strata.direct_conv import SYMBOL_PREFIX, DirectConv
+from strata.direct_conv import DirectConv
+from strata.pixel_tile_conv import PixelTileConv
 from strata.errors import StrataError
 
+SYMBOL_PREFIX = "strata_kernel_"
+KERNELS = (DirectConv, PixelTileConv)  # each with `from_symbol` and `executable(target)`
 _DECLARATION = re.compile(r"^[ \t]*func\.func private @(" + SYMBOL_PREFIX + r"\w+)\(.*$", re.MULTILINE)
 _CALL = re.compile(r"\b(?:func\.)?call @(" + SYMBOL_PREFIX + r"\w+)\(")
+
+
+def kernel_of(symbol: str):
+    """The kernel a `strata_kernel_...` symbol names, or None."""
+    return next((k for k in (cls.from_symbol(symbol) for cls in KERNELS) if k is not None), None)
 
 
 def calls_kernels(text: str) -> bool:
@@ -30,10 +38,10 @@ def dispatch_kernels(text: str, executable_target: str) -> str:
     call of one by a dispatch."""
 
     def executable(match: re.Match) -> str:
-        conv = DirectConv.from_symbol(match.group(1))
-        if conv is None:
-            raise StrataError(f"'@{match.group(1)}' names no kernel strata has (expected {SYMBOL_PREFIX}n<N>_c<C>_h<H>_w<W>_f<F>_k<KH>x<KW>)")
-        return conv.executable(executable_target)
+        kernel = kernel_of(match.group(1))
+        if kernel is None:
+            raise StrataError(f"'@{match.group(1)}' names no kernel strata has (its kernels: {', '.join(k.__name__ for k in KERNELS)})")
+        return kernel.executable(executable_target)
 
     text = _DECLARATION.sub(executable, text)
     return _CALL.sub(lambda m: f"flow.dispatch @{m.group(1)}::@cpu::@{m.group(1)}(", text)

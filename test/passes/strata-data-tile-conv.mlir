@@ -6,6 +6,7 @@
 // RUN: not strata-opt --strata-data-tile-conv='tile-n=0' %s 2>&1 | FileCheck %s --check-prefix=BAD
 // RUN: strata-opt --split-input-file --strata-data-tile-conv='direct-min-width=16' %s | FileCheck %s --check-prefix=DIRECT
 // RUN: not strata-opt --strata-data-tile-conv='direct-min-width=-1' %s 2>&1 | FileCheck %s --check-prefix=BAD-DIRECT
+// RUN: strata-opt --split-input-file --strata-data-tile-conv='direct-min-width=16 pixel-tiles=true' %s | FileCheck %s --check-prefix=PIXELS
 
 // Batch 1, rows of 56 pixels (fourteen tiles of 4), 64 output channels (four tiles of 16), zero
 // init. The patches are gathered straight into the mmt4d's tiles, [1][56][14][32][3][3][4][1],
@@ -226,4 +227,32 @@ func.func @direct_choices(%x: tensor<2x8x20x20xf32>, %w: tensor<12x8x3x3xf32>, %
   %zw = linalg.fill ins(%zero : f32) outs(%ew : tensor<1x12x20x20xf32>) -> tensor<1x12x20x20xf32>
   %d = linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<2> : vector<2xi64>} ins(%wide, %w : tensor<1x8x41x41xf32>, tensor<12x8x3x3xf32>) outs(%zw : tensor<1x12x20x20xf32>) -> tensor<1x12x20x20xf32>
   return %a, %b, %c, %d : tensor<2x12x18x18xf32>, tensor<2x12x18x18xf32>, tensor<1x12x14x14xf32>, tensor<1x12x20x20xf32>
+}
+
+// -----
+
+// Pixel tiles: with pixel-tiles=true a strided, dilated convolution whose 32 output channels are
+// whole tiles of 16 goes to strata's pixel-tile kernel (the filter packed [2][8][3][3][16], the
+// strides and dilations in the name); 12 output channels stay tiled, as both do without it.
+// CHECK-LABEL: func.func @pixel_tiles
+// CHECK-COUNT-2: linalg.mmt4d
+// DIRECT-LABEL: func.func @pixel_tiles
+// DIRECT-COUNT-2: linalg.mmt4d
+// DIRECT-NOT:     call @strata_kernel
+// PIXELS-LABEL: func.func @pixel_tiles
+// PIXELS:         %[[P:.*]] = linalg.pack %{{.*}} inner_dims_pos = [0] inner_tiles = [16] into %{{.*}} : tensor<32x8x3x3xf32> -> tensor<2x8x3x3x16xf32>
+// PIXELS:         call @strata_kernel_conv6p16c_n1_c8_h21_w21_f32_k3x3_s2x2_d2x2(%{{.*}}, %[[P]]) : (tensor<1x8x21x21xf32>, tensor<2x8x3x3x16xf32>) -> tensor<1x32x9x9xf32>
+// PIXELS:         linalg.mmt4d
+// PIXELS-NOT:     linalg.mmt4d
+// PIXELS:       func.func private @strata_kernel_conv6p16c_n1_c8_h21_w21_f32_k3x3_s2x2_d2x2(
+func.func @pixel_tiles(%x: tensor<1x8x21x21xf32>, %w: tensor<32x8x3x3xf32>, %v: tensor<12x8x3x3xf32>)
+    -> (tensor<1x32x9x9xf32>, tensor<1x12x10x10xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<1x32x9x9xf32>
+  %z = linalg.fill ins(%zero : f32) outs(%e : tensor<1x32x9x9xf32>) -> tensor<1x32x9x9xf32>
+  %a = linalg.conv_2d_nchw_fchw {dilations = dense<2> : vector<2xi64>, strides = dense<2> : vector<2xi64>} ins(%x, %w : tensor<1x8x21x21xf32>, tensor<32x8x3x3xf32>) outs(%z : tensor<1x32x9x9xf32>) -> tensor<1x32x9x9xf32>
+  %e2 = tensor.empty() : tensor<1x12x10x10xf32>
+  %z2 = linalg.fill ins(%zero : f32) outs(%e2 : tensor<1x12x10x10xf32>) -> tensor<1x12x10x10xf32>
+  %b = linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<2> : vector<2xi64>} ins(%x, %v : tensor<1x8x21x21xf32>, tensor<12x8x3x3xf32>) outs(%z2 : tensor<1x12x10x10xf32>) -> tensor<1x12x10x10xf32>
+  return %a, %b : tensor<1x32x9x9xf32>, tensor<1x12x10x10xf32>
 }

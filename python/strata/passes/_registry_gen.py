@@ -47,6 +47,14 @@ PASSES = ({'anchor': 'builtin.module',
                  "    into the kernel's executable and a `flow.dispatch` right before IREE\n"
                  '    compiles (`strata.kernel_calls`). The kernel needs AVX2 and FMA.\n'
                  '\n'
+                 '    With `pixel-tiles`, the convolutions left (any stride, dilation and row\n'
+                 "    width) whose output channels are a multiple of 16 go to strata's\n"
+                 '    pixel-tile kernel instead of patches and mmt4d (`strata.pixel_tile_conv`:\n'
+                 "    6 output pixels x 16 output channels per register tile, each pixel's\n"
+                 '    input read at its own address): the filter packs to\n'
+                 '    `[F/16][C][KH][KW][16]` and the call is of\n'
+                 '    `@strata_kernel_conv6p16c_<shapes>_s<SH>x<SW>_d<DH>x<DW>`.\n'
+                 '\n'
                  '    Rewritten: `linalg.conv_2d_nchw_fchw` with static shapes and one float\n'
                  '    element type, any strides and dilations. Grouped and depthwise\n'
                  '    convolutions, other layouts and dynamic shapes are left to IREE.',
@@ -66,7 +74,13 @@ PASSES = ({'anchor': 'builtin.module',
                               "strata's direct kernel (0: none)",
                'is_list': False,
                'name': 'direct-min-width',
-               'type': 'int64_t'}),
+               'type': 'int64_t'},
+              {'default': 'false',
+               'description': 'Send the other f32 convolutions with output channels in whole 16s '
+                              "to strata's pixel-tile kernel",
+               'is_list': False,
+               'name': 'pixel-tiles',
+               'type': 'bool'}),
   'summary': 'Compute static float NCHW convolutions as linalg.mmt4d of an im2col written straight '
              "into tiles, for IREE's CPU codegen",
   'td_file': 'passes/data_tile_conv.td'},

@@ -13,9 +13,11 @@ import math
 
 from torch_mlir import ir
 
+from strata import pixel_tile_conv
 from strata.direct_conv import CHANNELS, DirectConv
 from strata.errors import StrataError
 from strata.ir_splice import splice_each, tensor_type
+from strata.kernel_calls import kernel_of
 from strata.linalg_match import fill_constant
 
 _OP = "linalg.conv_2d_nchw_fchw"
@@ -119,30 +121,47 @@ def _add_init(lines: list[str], result: str, init: ir.Value, y_type: str, elt) -
     return "%sum"
 
 
+def _f32_static(op: ir.Operation) -> bool:
+    types = [v.type for v in op.operands]
+    return all(isinstance(t, ir.RankedTensorType) and t.has_static_shape and isinstance(t.element_type, ir.F32Type) for t in types)
+
+
 def _direct(op: ir.Operation, min_width: int) -> tuple[str, list[ir.Value]] | None:
-    """`@lowered` computing `op` by strata's direct-convolution kernel (a call of its private
-    function, which `run` declares), or None where the kernel does not apply."""
-    x, w, init = op.operands
-    types = [v.type for v in (x, w, init)]
-    if not all(isinstance(t, ir.RankedTensorType) and t.has_static_shape for t in types):
+    """`@lowered` computing `op` by strata's direct-convolution kernel (`strata.direct_conv`), or
+    None where it does not apply: stride 1, no dilation, rows of at least `min_width` pixels."""
+    if not _f32_static(op) or _pair(op, "strides") != [1, 1] or _pair(op, "dilations") != [1, 1]:
         return None
-    if any(not isinstance(t.element_type, ir.F32Type) for t in types):
-        return None
-    if _pair(op, "strides") != [1, 1] or _pair(op, "dilations") != [1, 1]:
-        return None
-    (n, c, h, width), (f, _, kh, kw) = list(types[0].shape), list(types[1].shape)
+    (n, c, h, width), (f, _, kh, kw) = (list(v.type.shape) for v in op.operands[:2])
     conv = DirectConv(n, c, h, width, f, kh, kw)
-    if conv.ow < min_width:
+    return _kernel_call(op, conv, CHANNELS) if conv.ow >= min_width else None
+
+
+def _pixel_tiles(op: ir.Operation) -> tuple[str, list[ir.Value]] | None:
+    """`@lowered` computing `op` by strata's pixel-tile kernel (`strata.pixel_tile_conv`), or None
+    where it does not apply: output channels not a multiple of 16."""
+    if not _f32_static(op):
         return None
+    (n, c, h, width), (f, _, kh, kw) = (list(v.type.shape) for v in op.operands[:2])
+    if f % pixel_tile_conv.CHANNELS:
+        return None
+    (sh, sw), (dh, dw) = _pair(op, "strides"), _pair(op, "dilations")
+    conv = pixel_tile_conv.PixelTileConv(n, c, h, width, f, kh, kw, sh, sw, dh, dw)
+    return _kernel_call(op, conv, pixel_tile_conv.CHANNELS)
+
+
+def _kernel_call(op: ir.Operation, conv, tile: int) -> tuple[str, list[ir.Value]]:
+    """`@lowered` packing the filter into tiles of `tile` output channels (zeros past F) and
+    calling the kernel `conv` names (which `run` declares), then adding the init."""
+    x, w, init = op.operands
     x_type, packed_type, y_type = conv.types()
-    w_type = str(types[1])
-    padding = " padding_value(%zero : f32)" if f % CHANNELS else ""
+    w_type = str(w.type)
+    padding = " padding_value(%zero : f32)" if conv.f % tile else ""
     lines = [
         f"func.func private @{conv.symbol}({x_type}, {packed_type}) -> {y_type}",
         f"func.func @lowered(%x: {x_type}, %w: {w_type}, %init: {y_type}) -> {y_type} {{",
         "  %zero = arith.constant 0.0 : f32",
         f"  %packed_dest = tensor.empty() : {packed_type}",
-        f"  %packed = linalg.pack %w{padding} inner_dims_pos = [0] inner_tiles = [{CHANNELS}]"
+        f"  %packed = linalg.pack %w{padding} inner_dims_pos = [0] inner_tiles = [{tile}]"
         f" into %packed_dest : {w_type} -> {packed_type}",
         f"  %y = func.call @{conv.symbol}(%x, %packed) : ({x_type}, {packed_type}) -> {y_type}",
     ]
@@ -158,9 +177,9 @@ def _declare_kernels(module: ir.Operation) -> None:
 
     def visit(op):
         if op.name == "func.call":
-            conv = DirectConv.from_symbol(op.attributes["callee"].value)
-            if conv is not None:
-                called[conv.symbol] = conv
+            kernel = kernel_of(op.attributes["callee"].value)
+            if kernel is not None:
+                called[kernel.symbol] = kernel
         return ir.WalkResult.ADVANCE
 
     module.walk(visit)
@@ -253,7 +272,8 @@ def run(op: ir.Operation, options) -> None:
 
     def lower(conv: ir.Operation):
         direct = _direct(conv, options.direct_min_width) if options.direct_min_width else None
-        return direct or _tiled(conv, options.tile_m, options.tile_n)
+        pixels = _pixel_tiles(conv) if options.pixel_tiles and not direct else None
+        return direct or pixels or _tiled(conv, options.tile_m, options.tile_n)
 
     splice_each(op, [_OP], lower)
     _declare_kernels(op)

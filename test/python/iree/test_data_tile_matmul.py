@@ -24,7 +24,7 @@ from strata.torch_import import import_torch
 
 TILE_PASS = "func.func(strata-data-tile-matmul{tile-m=8 tile-n=16})"
 VECTOR_PASS = "func.func(strata-data-tile-matmul{tile-m=1 tile-n=32 min-rows=1})"
-CONV_PASS = "strata-data-tile-conv{tile-m=4 tile-n=16 direct-min-width=16}"
+CONV_PASS = "strata-data-tile-conv{tile-m=4 tile-n=16 direct-min-width=16 pixel-tiles=true}"
 AVX2 = frozenset({"avx", "avx2", "fma", "sse4_2"})
 
 

@@ -1,10 +1,14 @@
-"""strata's direct-convolution kernel (`strata.direct_conv`), which strata-data-tile-conv hands
-stride-1 convolutions with rows of 16 pixels or more on AVX2 hosts, and `strata.kernel_calls`,
-which turns the linalg stage's calls of it into IREE dispatches.
+"""strata's convolution kernels on AVX2 hosts: the direct kernel along output rows
+(`strata.direct_conv`), which strata-data-tile-conv hands stride-1 convolutions with rows of 16
+pixels or more, the pixel-tile kernel (`strata.pixel_tile_conv`), which takes the others whose
+output channels come in whole 16s, and `strata.kernel_calls`, which turns the linalg stage's calls
+of them into IREE dispatches.
 
-The numerics go through every part of the kernel: whole 16-pixel chunks, a last chunk of 8, of
-fewer (masked loads and stores), output channels that are not a multiple of 6 (zero-padded
-weights, not stored), a bias, a 1x1 and a non-square kernel, batches. The host's CPU flags are
+The numerics go through every part of the row kernel: whole 16-pixel chunks, a last chunk of 8,
+of fewer (masked loads and stores), output channels that are not a multiple of 6 (zero-padded
+weights, not stored), a bias, a 1x1 and a non-square kernel, batches; and of the pixel-tile
+kernel: strides, dilations, rows of 7 and 4 pixels (tiles of 6 pixels across row ends, the last
+one partly past the end), 1x1 downsampling, a 7x7 stride-2 stem, batches. The host's CPU flags are
 patched as in test_data_tile_conv.py; the kernel itself needs AVX2 and FMA, which these machines
 have (the test is skipped where the CPU lacks them).
 """
@@ -20,7 +24,8 @@ from strata.direct_conv import DirectConv
 from strata.errors import StrataError
 from strata.iree_compile import CompileOptions, executable_target, iree_flags
 from strata.iree_runtime import LoadedModule
-from strata.kernel_calls import calls_kernels, dispatch_kernels
+from strata.kernel_calls import calls_kernels, dispatch_kernels, kernel_of
+from strata.pixel_tile_conv import PixelTileConv
 from strata.torch_import import import_torch
 
 AVX2 = frozenset({"avx", "avx2", "fma", "sse4_2"})
@@ -76,8 +81,38 @@ def test_kernels_take_the_target_of_iree_dispatches(avx2_host):
     assert "--iree-hal-link-executables=false" not in flags
 
 
+class PixelTiles(nn.Module):
+    """ResNet's shapes in small: a 7x7 stride-2 stem, a dilated convolution, rows of 7 and 4
+    pixels, a 1x1 stride-2 downsampling with a bias; 16 and 32 output channels."""
+
+    def __init__(self):
+        super().__init__()
+        self.stem = nn.Conv2d(3, 16, 7, stride=2, padding=3, bias=False)
+        self.dilated = nn.Conv2d(16, 16, 3, padding=2, dilation=2)
+        self.down = nn.Conv2d(16, 32, 1, stride=2)
+        self.narrow = nn.Conv2d(32, 32, 3, padding=1)
+
+    def forward(self, x):
+        x = torch.relu(self.dilated(torch.relu(self.stem(x))))
+        return self.narrow(self.down(x))
+
+
+@pytest.mark.parametrize("batch", [1, 2])
+def test_pixel_tile_convolutions_match_eager(avx2_host, batch):
+    torch.manual_seed(0)
+    model, args = PixelTiles().eval(), (torch.randn(batch, 3, 28, 14),)
+    linalg = run_stages(import_torch(model, args, []), CompileOptions(), StageOptions(stop_at="linalg"))
+    assert linalg.count("call @strata_kernel_conv6p16c_") == 4 and "linalg.mmt4d" not in linalg
+    vmfb = run_stages(import_torch(model, args, []), CompileOptions())
+    (result,) = LoadedModule(vmfb, "local-task").function("main")(args[0].numpy())
+    with torch.no_grad():
+        expected = model(*args)
+    np.testing.assert_allclose(result, expected.numpy(), rtol=1e-4, atol=1e-4)
+
+
 def test_narrow_rows_and_strides_stay_tiled(avx2_host):
-    """Rows of 12 pixels and a stride of 2 are IREE's mmt4d of strata's patches, as before."""
+    """Rows of 12 pixels and a stride of 2, with 8 output channels (not whole tiles of 16 for the
+    pixel-tile kernel), are IREE's mmt4d of strata's patches, as before."""
     torch.manual_seed(0)
     model = nn.Sequential(nn.Conv2d(3, 8, 3, padding=1), nn.Conv2d(8, 8, 3, stride=2, padding=1)).eval()
     linalg = run_stages(import_torch(model, (torch.randn(1, 3, 12, 12),), []), CompileOptions(), StageOptions(stop_at="linalg"))
@@ -90,6 +125,10 @@ def test_symbol_names_the_shapes():
     assert DirectConv.from_symbol(conv.symbol) == conv
     assert (conv.oh, conv.ow, conv.channel_tiles) == (56, 56, 11)
     assert DirectConv.from_symbol("strata_kernel_conv6x16_n2_c32") is None
+    pixels = PixelTileConv(n=1, c=3, hp=118, wp=118, f=64, kh=7, kw=7, sh=2, sw=2)
+    assert pixels.symbol == "strata_kernel_conv6p16c_n1_c3_h118_w118_f64_k7x7_s2x2_d1x1"
+    assert kernel_of(pixels.symbol) == pixels and kernel_of(conv.symbol) == conv
+    assert (pixels.oh, pixels.ow) == (56, 56)
 
 
 def test_kernel_calls_become_dispatches():

@@ -1,0 +1,174 @@
+"""strata's convolution kernel for any stride and row width: 6 output pixels x 16 output channels.
+
+`strata.direct_conv` vectorizes along an output row, which needs stride 1 and rows of 16 pixels
+or more. The rest (ResNet-18's rows of 14, 7 and 4 pixels, its strided stem and downsampling)
+IREE computed as an mmt4d of patches that strata-data-tile-conv gathers, in 4 x 16 register
+tiles. This kernel computes the same product without the patches: a register tile holds 16
+output channels (two 8-float vectors of weights, packed `[F/16][C][KH][KW][16]`) for 6 output
+pixels taken in row-major order across row ends; for every input channel and tap it loads the
+two weight vectors, broadcasts the 6 pixels' input values (each at its own address, computed
+once per tile, so any stride, dilation and row width works) and issues twelve FMAs. The 6 x 16
+results are stored into the NCHW output one value at a time (96 stores per tile, against
+C x KH x KW x 12 FMAs). Pixels of the last tile past the end recompute the last pixel and are
+not stored. Output channels must be a multiple of 16.
+
+Workgroups: groups of 16 output channels x blocks of pixel tiles x batch. IREE gets it the way
+it gets `strata.direct_conv`'s kernel: a call of `PixelTileConv.symbol` in the linalg stage
+becomes an executable and a `flow.dispatch` in what IREE compiles (`strata.kernel_calls`).
+On ResNet-18 (112x112, batch 1) it took the convolutions the row kernel leaves (the stem, rows
+of 14, 7 and 4 pixels, the downsampling): 0.785 and 0.792x the time per call.
+"""
+
+import re
+from dataclasses import dataclass
+
+from strata.direct_conv import LAYOUT, kernel_executable
+
+PIXELS = 6
+CHANNELS = 16
+# Pixel tiles per workgroup: a group's weights stay in cache while 8 tiles (48 pixels) pass.
+TILES_PER_WORKGROUP = 8
+
+SYMBOL_PREFIX = "strata_kernel_conv6p16c_"
+_SYMBOL = re.compile(SYMBOL_PREFIX + r"n(\d+)_c(\d+)_h(\d+)_w(\d+)_f(\d+)_k(\d+)x(\d+)_s(\d+)x(\d+)_d(\d+)x(\d+)$")
+
+
+def _ceil_div(a: int, b: int) -> int:
+    return -(-a // b)
+
+
+@dataclass(frozen=True)
+class PixelTileConv:
+    """An f32 convolution of a padded input [n][c][hp][wp] by [f][c][kh][kw], f a multiple of 16,
+    with strides (sh, sw) and dilations (dh, dw)."""
+
+    n: int
+    c: int
+    hp: int
+    wp: int
+    f: int
+    kh: int
+    kw: int
+    sh: int = 1
+    sw: int = 1
+    dh: int = 1
+    dw: int = 1
+
+    @property
+    def oh(self) -> int:
+        return (self.hp - self.dh * (self.kh - 1) - 1) // self.sh + 1
+
+    @property
+    def ow(self) -> int:
+        return (self.wp - self.dw * (self.kw - 1) - 1) // self.sw + 1
+
+    @property
+    def symbol(self) -> str:
+        return (f"{SYMBOL_PREFIX}n{self.n}_c{self.c}_h{self.hp}_w{self.wp}_f{self.f}_k{self.kh}x{self.kw}"
+                f"_s{self.sh}x{self.sw}_d{self.dh}x{self.dw}")
+
+    @classmethod
+    def from_symbol(cls, symbol: str) -> "PixelTileConv | None":
+        match = _SYMBOL.match(symbol)
+        return cls(*(int(g) for g in match.groups())) if match else None
+
+    def types(self) -> tuple[str, str, str]:
+        """Tensor types of the input, the packed weights and the output."""
+        return (
+            f"tensor<{self.n}x{self.c}x{self.hp}x{self.wp}xf32>",
+            f"tensor<{self.f // CHANNELS}x{self.c}x{self.kh}x{self.kw}x{CHANNELS}xf32>",
+            f"tensor<{self.n}x{self.f}x{self.oh}x{self.ow}xf32>",
+        )
+
+    def executable(self, target: str) -> str:
+        """The `hal.executable` computing this convolution for `target` (AVX2 and FMA)."""
+        x_type, w_type, out_type = (t.replace("tensor<", "memref<") for t in self.types())
+        pixels = self.oh * self.ow
+        tiles = _ceil_div(pixels, PIXELS)
+        blocks = _ceil_div(tiles, TILES_PER_WORKGROUP)
+        lines: list[str] = []
+        count = [0]
+
+        def name(stem: str) -> str:
+            count[0] += 1
+            return f"%{stem}{count[0]}"
+
+        def emit(indent: int, text: str) -> None:
+            lines.append(" " * indent + text)
+
+        constants = sorted({0, 1, 8, PIXELS, CHANNELS, self.ow, pixels - 1, pixels, tiles, self.sh, self.sw,
+                            TILES_PER_WORKGROUP, *range(CHANNELS), *(kh * self.dh for kh in range(self.kh)),
+                            *(kw * self.dw for kw in range(self.kw))})
+        for value in constants:
+            emit(10, f"%c{value} = arith.constant {value} : index")
+        emit(10, f"%channels = arith.constant {self.c} : index")
+        emit(10, "%zero = arith.constant dense<0.0> : vector<8xf32>")
+        for binding, (var, memref, flags) in enumerate(
+            (("input", x_type, " flags(ReadOnly)"), ("weights", w_type, " flags(ReadOnly)"), ("output", out_type, ""))
+        ):
+            emit(10, f"%{var} = hal.interface.binding.subspan layout({LAYOUT}) binding({binding}) alignment(64) offset(%c0){flags} : {memref}")
+        emit(10, "%group = hal.interface.workgroup.id[0] : index")
+        emit(10, "%block = hal.interface.workgroup.id[1] : index")
+        emit(10, "%n = hal.interface.workgroup.id[2] : index")
+        emit(10, f"%f0 = arith.muli %group, %c{CHANNELS} : index")
+        emit(10, f"%first_tile = arith.muli %block, %c{TILES_PER_WORKGROUP} : index")
+        emit(10, f"scf.for %t = %c0 to %c{TILES_PER_WORKGROUP} step %c1 {{")
+        emit(12, "%tile = arith.addi %first_tile, %t : index")
+        emit(12, f"%live = arith.cmpi ult, %tile, %c{tiles} : index")
+        emit(12, "scf.if %live {")
+        emit(14, f"%p0 = arith.muli %tile, %c{PIXELS} : index")
+        at = []  # per pixel: (pixel, output row, output column, input row, input column)
+        for i in range(PIXELS):
+            p, clamped, oh, ow, ih, iw = (name(s) for s in ("p", "pc", "oh", "ow", "ih", "iw"))
+            emit(14, f"{p} = arith.addi %p0, %c{i} : index")
+            emit(14, f"{clamped} = arith.minui {p}, %c{pixels - 1} : index")
+            emit(14, f"{oh} = arith.divui {clamped}, %c{self.ow} : index")
+            emit(14, f"{ow} = arith.remui {clamped}, %c{self.ow} : index")
+            emit(14, f"{ih} = arith.muli {oh}, %c{self.sh} : index")
+            emit(14, f"{iw} = arith.muli {ow}, %c{self.sw} : index")
+            at.append((p, oh, ow, ih, iw))
+        v8 = "vector<8xf32>"
+        accs = [name("acc") for _ in range(2 * PIXELS)]
+        result = name("tile")
+        types = ", ".join([v8] * len(accs))
+        iter_args = ", ".join(f"{a} = %zero" for a in accs)
+        emit(14, f"{result}:{len(accs)} = scf.for %ci = %c0 to %channels step %c1 iter_args({iter_args}) -> ({types}) {{")
+        current = accs
+        for kh in range(self.kh):
+            rows = []
+            for _, _, _, ih, _ in at:
+                row = name("row")
+                emit(16, f"{row} = arith.addi {ih}, %c{kh * self.dh} : index")
+                rows.append(row)
+            for kw in range(self.kw):
+                w0, w1 = name("w"), name("w")
+                emit(16, f"{w0} = vector.load %weights[%group, %ci, %c{kh}, %c{kw}, %c0] : {w_type}, {v8}")
+                emit(16, f"{w1} = vector.load %weights[%group, %ci, %c{kh}, %c{kw}, %c8] : {w_type}, {v8}")
+                following = []
+                for i, (_, _, _, _, iw) in enumerate(at):
+                    col, x, xb = name("col"), name("x"), name("xb")
+                    emit(16, f"{col} = arith.addi {iw}, %c{kw * self.dw} : index")
+                    emit(16, f"{x} = memref.load %input[%n, %ci, {rows[i]}, {col}] : {x_type}")
+                    emit(16, f"{xb} = vector.broadcast {x} : f32 to {v8}")
+                    for v, w in enumerate((w0, w1)):
+                        acc = name("fma")
+                        emit(16, f"{acc} = vector.fma {xb}, {w}, {current[2 * i + v]} : {v8}")
+                        following.append(acc)
+                current = following
+        emit(16, f"scf.yield {', '.join(current)} : {types}")
+        emit(14, "}")
+        for i, (p, oh, ow, _, _) in enumerate(at):
+            inside = name("inside")
+            emit(14, f"{inside} = arith.cmpi ult, {p}, %c{pixels} : index")
+            emit(14, f"scf.if {inside} {{")
+            for v in range(2):
+                for lane in range(8):
+                    value, channel = name("v"), name("fc")
+                    emit(16, f"{value} = vector.extract {result}#{2 * i + v}[{lane}] : f32 from {v8}")
+                    emit(16, f"{channel} = arith.addi %f0, %c{8 * v + lane} : index")
+                    emit(16, f"memref.store {value}, %output[%n, {channel}, {oh}, {ow}] : {out_type}")
+            emit(14, "}")
+        emit(12, "}")
+        emit(10, "}")
+        emit(10, "return")
+        return kernel_executable(self.symbol, target, (self.f // CHANNELS, blocks, self.n), "\n".join(lines))
