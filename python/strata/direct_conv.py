@@ -27,6 +27,7 @@ output channels past F (the zero-padded weights) are not stored.
 
 import re
 from dataclasses import dataclass
+from typing import ClassVar
 
 # Output channels and pixels of one register tile: 6 x 16 in twelve 8-float accumulators.
 CHANNELS = 6
@@ -47,8 +48,14 @@ def _ceil_div(a: int, b: int) -> int:
 
 
 @dataclass(frozen=True)
-class DirectConv:
-    """A stride-1, undilated f32 convolution of a padded input [n][c][hp][wp] by [f][c][kh][kw]."""
+class ConvKernel:
+    """What strata's convolution kernels share: the shapes of an f32 convolution of a padded input
+    [n][c][hp][wp] by a filter [f][c][kh][kw], a symbol that names the kernel and them (`SYMBOL`
+    matches it, its groups the dataclass fields in order), and the types of the call: the input,
+    the filter packed into tiles of `TILE` output channels, the output."""
+
+    SYMBOL: ClassVar[re.Pattern]
+    TILE: ClassVar[int]
 
     n: int
     c: int
@@ -57,6 +64,26 @@ class DirectConv:
     f: int
     kh: int
     kw: int
+
+    @classmethod
+    def from_symbol(cls, symbol: str):
+        match = cls.SYMBOL.match(symbol)
+        return cls(*(int(g) for g in match.groups())) if match else None
+
+    def types(self) -> tuple[str, str, str]:
+        return (
+            f"tensor<{self.n}x{self.c}x{self.hp}x{self.wp}xf32>",
+            f"tensor<{_ceil_div(self.f, self.TILE)}x{self.c}x{self.kh}x{self.kw}x{self.TILE}xf32>",
+            f"tensor<{self.n}x{self.f}x{self.oh}x{self.ow}xf32>",
+        )
+
+
+@dataclass(frozen=True)
+class DirectConv(ConvKernel):
+    """A stride-1, undilated convolution, for the kernel along output rows."""
+
+    SYMBOL = _SYMBOL
+    TILE = CHANNELS
 
     @property
     def oh(self) -> int:
@@ -73,19 +100,6 @@ class DirectConv:
     @property
     def symbol(self) -> str:
         return f"{SYMBOL_PREFIX}n{self.n}_c{self.c}_h{self.hp}_w{self.wp}_f{self.f}_k{self.kh}x{self.kw}"
-
-    @classmethod
-    def from_symbol(cls, symbol: str) -> "DirectConv | None":
-        match = _SYMBOL.match(symbol)
-        return cls(*(int(g) for g in match.groups())) if match else None
-
-    def types(self) -> tuple[str, str, str]:
-        """Tensor types of the input, the packed weights and the output."""
-        return (
-            f"tensor<{self.n}x{self.c}x{self.hp}x{self.wp}xf32>",
-            f"tensor<{self.channel_tiles}x{self.c}x{self.kh}x{self.kw}x{CHANNELS}xf32>",
-            f"tensor<{self.n}x{self.f}x{self.oh}x{self.ow}xf32>",
-        )
 
     def executable(self, target: str) -> str:
         """The `hal.executable` computing this convolution for `target` (a `#hal.executable.target`

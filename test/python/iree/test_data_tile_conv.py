@@ -7,15 +7,14 @@ The host's CPU flags are patched as in test_data_tile_matmul.py: the tiles are a
 and any CPU computes them right.
 """
 
-import numpy as np
 import pytest
 import torch
 from torch import nn
 
 import strata.targets
+from compiled_vs_eager import assert_matches_eager, linalg_and_run
 from strata.compile_stages import StageOptions, run_stages
 from strata.iree_compile import CompileOptions
-from strata.iree_runtime import LoadedModule
 from strata.torch_import import import_torch
 
 AVX2 = frozenset({"avx", "avx2", "fma", "sse4_2"})
@@ -52,7 +51,7 @@ class Convolutions(nn.Module):
 def test_tiled_convolutions_match_eager(batch):
     torch.manual_seed(0)
     model, args = Convolutions().eval(), (torch.randn(batch, 3, 24, 24),)
-    linalg = run_stages(import_torch(model, args, []), CompileOptions(), StageOptions(stop_at="linalg"))
+    linalg, results = linalg_and_run(model, args)
     # Four convolutions tiled, their patches gathered; the strided one with 16 output channels
     # goes to strata's pixel-tile kernel (test_direct_conv.py); the grouped one left (Torch-MLIR
     # writes it as a grouped op).
@@ -60,12 +59,7 @@ def test_tiled_convolutions_match_eager(batch):
     assert linalg.count("tensor.extract %") == 4 and linalg.count("call @strata_kernel_conv6p16c_") == 1
     assert "linalg.conv_2d_ngchw_gfchw" in linalg
     assert ("linalg.transpose" in linalg) == (batch > 1)  # [F][pixels] is NCHW only for batch 1
-    vmfb = run_stages(import_torch(model, args, []), CompileOptions())
-    results = LoadedModule(vmfb, "local-task").function("main")(args[0].numpy())
-    with torch.no_grad():
-        expected = model(*args)
-    for result, reference in zip(results, expected):
-        np.testing.assert_allclose(result, reference.numpy(), rtol=1e-4, atol=1e-4)
+    assert_matches_eager(results, model, args)
 
 
 def test_plain_iree_route_is_unchanged_without_the_tuned_defaults():

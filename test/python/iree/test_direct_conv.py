@@ -13,17 +13,16 @@ patched as in test_data_tile_conv.py; the kernel itself needs AVX2 and FMA, whic
 have (the test is skipped where the CPU lacks them).
 """
 
-import numpy as np
 import pytest
 import torch
 from torch import nn
 
 import strata.targets
+from compiled_vs_eager import assert_matches_eager, linalg_and_run
 from strata.compile_stages import StageOptions, run_stages
 from strata.direct_conv import DirectConv
 from strata.errors import StrataError
 from strata.iree_compile import CompileOptions, executable_target, iree_flags
-from strata.iree_runtime import LoadedModule
 from strata.kernel_calls import calls_kernels, dispatch_kernels, kernel_of
 from strata.pixel_tile_conv import PixelTileConv
 from strata.torch_import import import_torch
@@ -61,14 +60,9 @@ class StrideOne(nn.Module):
 def test_direct_convolutions_match_eager(avx2_host, batch):
     torch.manual_seed(0)
     model, args = StrideOne().eval(), (torch.randn(batch, 3, 10, 37),)
-    linalg = run_stages(import_torch(model, args, []), CompileOptions(), StageOptions(stop_at="linalg"))
+    linalg, results = linalg_and_run(model, args)
     assert linalg.count(KERNEL_CALL) == 4 and "linalg.mmt4d" not in linalg
-    vmfb = run_stages(import_torch(model, args, []), CompileOptions())
-    results = LoadedModule(vmfb, "local-task").function("main")(args[0].numpy())
-    with torch.no_grad():
-        expected = model(*args)
-    for result, reference in zip(results, expected):
-        np.testing.assert_allclose(result, reference.numpy(), rtol=1e-4, atol=1e-4)
+    assert_matches_eager(results, model, args)
 
 
 def test_kernels_take_the_target_of_iree_dispatches(avx2_host):
@@ -101,13 +95,9 @@ class PixelTiles(nn.Module):
 def test_pixel_tile_convolutions_match_eager(avx2_host, batch):
     torch.manual_seed(0)
     model, args = PixelTiles().eval(), (torch.randn(batch, 3, 28, 14),)
-    linalg = run_stages(import_torch(model, args, []), CompileOptions(), StageOptions(stop_at="linalg"))
+    linalg, results = linalg_and_run(model, args)
     assert linalg.count("call @strata_kernel_conv6p16c_") == 4 and "linalg.mmt4d" not in linalg
-    vmfb = run_stages(import_torch(model, args, []), CompileOptions())
-    (result,) = LoadedModule(vmfb, "local-task").function("main")(args[0].numpy())
-    with torch.no_grad():
-        expected = model(*args)
-    np.testing.assert_allclose(result, expected.numpy(), rtol=1e-4, atol=1e-4)
+    assert_matches_eager(results, model, args)
 
 
 def test_narrow_rows_and_strides_stay_tiled(avx2_host):
