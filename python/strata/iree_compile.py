@@ -193,7 +193,14 @@ def _with_kernels(text: str, flags: list[str]) -> str:
     executables double the compile time of a ResNet-18)."""
     if not calls_kernels(text):
         return text
-    return dispatch_kernels(text, executable_target(tuple(flags)))
+    target = executable_target(tuple(flags))
+    if not target.startswith('#hal.executable.target<"llvm-cpu"') or "x86_64" not in target:
+        raise StrataError(
+            "the module calls strata's x86-64 CPU kernels (@strata_kernel_...), which compile only "
+            f"for llvm-cpu on x86-64; IREE's target here is {target.split(',')[0]}...>: compile the model "
+            "for this target from PyTorch or from a linalg stage written for it"
+        )
+    return dispatch_kernels(text, target)
 
 
 _PROBE = "func.func @probe(%x: tensor<4xf32>) -> tensor<4xf32> {\n  %y = arith.addf %x, %x : tensor<4xf32>\n  return %y : tensor<4xf32>\n}\n"

@@ -22,7 +22,7 @@ from compiled_vs_eager import assert_matches_eager, linalg_and_run
 from strata.compile_stages import StageOptions, run_stages
 from strata.direct_conv import DirectConv
 from strata.errors import StrataError
-from strata.iree_compile import CompileOptions, executable_target, iree_flags
+from strata.iree_compile import CompileOptions, compile_ir, executable_target, iree_flags
 from strata.kernel_calls import calls_kernels, dispatch_kernels, kernel_of
 from strata.pixel_tile_conv import PixelTileConv
 from strata.torch_import import import_torch
@@ -121,14 +121,21 @@ def test_symbol_names_the_shapes():
     assert (pixels.oh, pixels.ow) == (56, 56)
 
 
-def test_kernel_calls_become_dispatches():
-    conv = DirectConv(n=1, c=4, hp=10, wp=20, f=7, kh=3, kw=3)
+def _calling_module(conv) -> str:
+    """A linalg-stage module that calls `conv`'s kernel, as strata-data-tile-conv leaves it."""
     x, w, y = conv.types()
-    text = (
+    return (
         f"module {{\n  func.func @main(%x: {x}, %w: {w}) -> {y} {{\n"
         f"    %y = call @{conv.symbol}(%x, %w) : ({x}, {w}) -> {y} loc(#loc1)\n    return %y : {y}\n  }}\n"
         f"  func.func private @{conv.symbol}({x}, {w}) -> {y} loc(#loc2)\n}}\n"
+        "#loc1 = loc(\"net.py\":1:1)\n#loc2 = loc(\"net.py\":2:1)\n"
     )
+
+
+def test_kernel_calls_become_dispatches():
+    conv = DirectConv(n=1, c=4, hp=10, wp=20, f=7, kh=3, kw=3)
+    x, w, y = conv.types()
+    text = _calling_module(conv)
     assert calls_kernels(text) and not calls_kernels("module {\n}\n")
     dispatched = dispatch_kernels(text, TARGET)
     assert f"hal.executable.variant public @cpu target({TARGET})" in dispatched
@@ -140,3 +147,11 @@ def test_unknown_kernel_name_is_an_error():
     text = "module {\n  func.func private @strata_kernel_conv6x16_n1_c4(tensor<1xf32>) -> tensor<1xf32>\n}\n"
     with pytest.raises(StrataError, match="names no kernel strata has"):
         dispatch_kernels(text, TARGET)
+
+
+def test_kernel_calls_for_another_target_are_a_clear_error():
+    """A linalg stage written for llvm-cpu (with calls of the x86-64 kernels) compiled for Vulkan:
+    a StrataError that says why, not IREE's failure on x86 code in a SPIR-V executable."""
+    text = _calling_module(DirectConv(n=1, c=4, hp=10, wp=20, f=7, kh=3, kw=3))
+    with pytest.raises(StrataError, match="compile only for llvm-cpu on x86-64"):
+        compile_ir(text, CompileOptions(target="vulkan-spirv"), input_type="auto")
