@@ -2,7 +2,7 @@
 
 The linalg stage is upstream MLIR, parsed and verified by Torch-MLIR's bindings, which know no
 IREE dialect; so a pass that hands an op to a kernel of strata's (strata-data-tile-conv, to
-`strata.direct_conv`) leaves a call of a private function whose name says which kernel and
+`strata.direct_conv` or `strata.pixel_tile_conv`) leaves a call of a private function whose name says which kernel and
 which shapes: `%y = call @strata_kernel_conv6x16_n1_c32_...(%x, %w) : (...) -> ...`. Here each
 such declaration becomes the kernel's `hal.executable` and each call a `flow.dispatch` of its
 export, with the same operands, types and location: IREE then schedules it like any dispatch of
@@ -14,8 +14,8 @@ that IREE links them all into one.
 import re
 
 from strata.direct_conv import DirectConv
-from strata.pixel_tile_conv import PixelTileConv
 from strata.errors import StrataError
+from strata.pixel_tile_conv import PixelTileConv
 
 SYMBOL_PREFIX = "strata_kernel_"
 KERNELS = (DirectConv, PixelTileConv)  # each with `from_symbol` and `executable(target)`

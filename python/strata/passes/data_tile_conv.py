@@ -6,7 +6,8 @@ Here the patches are gathered directly into the packed layout (pixels of one out
 tile's rows), in a form IREE vectorizes; the filter is packed like a matmul's B, and IREE's mmt4d
 codegen computes the product in strata's tile shape, as strata-data-tile-matmul does for matmuls.
 Stride-1 f32 convolutions with wide enough rows can go to strata's direct-convolution kernel
-instead (`direct-min-width`; `strata.direct_conv`), which needs no patches at all.
+instead (`direct-min-width`; `strata.direct_conv`), and the others with output channels in whole
+16s to its pixel-tile kernel (`pixel-tiles`; `strata.pixel_tile_conv`): neither needs patches.
 """
 
 import math
