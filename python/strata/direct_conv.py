@@ -70,12 +70,21 @@ class ConvKernel:
         match = cls.SYMBOL.match(symbol)
         return cls(*(int(g) for g in match.groups())) if match else None
 
+    @property
+    def filter_tiles(self) -> int:
+        """Tiles of `TILE` output channels the packed filter holds (the last zero-padded)."""
+        return _ceil_div(self.f, self.TILE)
+
     def types(self) -> tuple[str, str, str]:
         return (
             f"tensor<{self.n}x{self.c}x{self.hp}x{self.wp}xf32>",
-            f"tensor<{_ceil_div(self.f, self.TILE)}x{self.c}x{self.kh}x{self.kw}x{self.TILE}xf32>",
+            f"tensor<{self.filter_tiles}x{self.c}x{self.kh}x{self.kw}x{self.TILE}xf32>",
             f"tensor<{self.n}x{self.f}x{self.oh}x{self.ow}xf32>",
         )
+
+    def memref_types(self) -> tuple[str, str, str]:
+        """The same as the memrefs the kernel's bindings are."""
+        return tuple(t.replace("tensor<", "memref<") for t in self.types())
 
 
 @dataclass(frozen=True)
@@ -92,10 +101,6 @@ class DirectConv(ConvKernel):
     @property
     def ow(self) -> int:
         return self.wp - self.kw + 1
-
-    @property
-    def channel_tiles(self) -> int:
-        return _ceil_div(self.f, CHANNELS)
 
     @property
     def symbol(self) -> str:
@@ -116,9 +121,7 @@ class _Writer:
         self.conv = conv
         self.lines: list[str] = []
         self.count = 0
-        self.x_type = f"memref<{conv.n}x{conv.c}x{conv.hp}x{conv.wp}xf32>"
-        self.w_type = f"memref<{conv.channel_tiles}x{conv.c}x{conv.kh}x{conv.kw}x{CHANNELS}xf32>"
-        self.out_type = f"memref<{conv.n}x{conv.f}x{conv.oh}x{conv.ow}xf32>"
+        self.x_type, self.w_type, self.out_type = conv.memref_types()
 
     def name(self, stem: str) -> str:
         self.count += 1
@@ -211,7 +214,7 @@ class _Writer:
         if rest:
             self.chunk("%full_end", _ceil_div(rest, _LANES), rest % _LANES != 0, 10)
         self.emit(10, "return")
-        counts = (conv.channel_tiles, conv.oh, conv.n)
+        counts = (conv.filter_tiles, conv.oh, conv.n)
         return kernel_executable(conv.symbol, target, counts, "\n".join(self.lines))
 
 

@@ -64,7 +64,7 @@ class PixelTileConv(ConvKernel):
 
     def executable(self, target: str) -> str:
         """The `hal.executable` computing this convolution for `target` (AVX2 and FMA)."""
-        x_type, w_type, out_type = (t.replace("tensor<", "memref<") for t in self.types())
+        x_type, w_type, out_type = self.memref_types()
         pixels = self.oh * self.ow
         tiles = _ceil_div(pixels, PIXELS)
         blocks = _ceil_div(tiles, TILES_PER_WORKGROUP)
@@ -153,4 +153,4 @@ class PixelTileConv(ConvKernel):
         emit(12, "}")
         emit(10, "}")
         emit(10, "return")
-        return kernel_executable(self.symbol, target, (self.f // CHANNELS, blocks, self.n), "\n".join(lines))
+        return kernel_executable(self.symbol, target, (self.filter_tiles, blocks, self.n), "\n".join(lines))

@@ -113,7 +113,7 @@ def test_symbol_names_the_shapes():
     conv = DirectConv(n=2, c=32, hp=58, wp=60, f=64, kh=3, kw=5)
     assert conv.symbol == "strata_kernel_conv6x16_n2_c32_h58_w60_f64_k3x5"
     assert DirectConv.from_symbol(conv.symbol) == conv
-    assert (conv.oh, conv.ow, conv.channel_tiles) == (56, 56, 11)
+    assert (conv.oh, conv.ow, conv.filter_tiles) == (56, 56, 11)
     assert DirectConv.from_symbol("strata_kernel_conv6x16_n2_c32") is None
     pixels = PixelTileConv(n=1, c=3, hp=118, wp=118, f=64, kh=7, kw=7, sh=2, sw=2)
     assert pixels.symbol == "strata_kernel_conv6p16c_n1_c3_h118_w118_f64_k7x7_s2x2_d1x1"
