@@ -22,12 +22,15 @@ weights packed to `[ceil(F/6)][C][KH][KW][6]` (six output channels' weights of o
 contiguous; a `linalg.pack`, so constant filters pack once when the module loads), the output
 `[N][F][OH][OW]`. Workgroups: groups of 6 output channels x output rows x batch. A row is covered
 by 16-pixel chunks, then one chunk of the rest (8 pixels, or masked loads and stores for fewer);
-output channels past F (the zero-padded weights) are not stored.
+output channels past F (the zero-padded weights) are not stored. The epilogue
+(`strata.conv_kernel`) applies to the registers before they are stored: the channel's scale and
+shift broadcast, the residual loaded like the output is stored.
 """
 
 import re
 from dataclasses import dataclass
-from typing import ClassVar
+
+from strata.conv_kernel import ConvKernel
 
 # Output channels and pixels of one register tile: 6 x 16 in twelve 8-float accumulators.
 CHANNELS = 6
@@ -37,54 +40,9 @@ _LANES = 8
 SYMBOL_PREFIX = "strata_kernel_conv6x16_"
 _SYMBOL = re.compile(SYMBOL_PREFIX + r"n(\d+)_c(\d+)_h(\d+)_w(\d+)_f(\d+)_k(\d+)x(\d+)$")
 
-LAYOUT = (
-    "#hal.pipeline.layout<bindings = [#hal.pipeline.binding<storage_buffer, ReadOnly>, "
-    "#hal.pipeline.binding<storage_buffer, ReadOnly>, #hal.pipeline.binding<storage_buffer>]>"
-)
-
 
 def _ceil_div(a: int, b: int) -> int:
     return -(-a // b)
-
-
-@dataclass(frozen=True)
-class ConvKernel:
-    """What strata's convolution kernels share: the shapes of an f32 convolution of a padded input
-    [n][c][hp][wp] by a filter [f][c][kh][kw], a symbol that names the kernel and them (`SYMBOL`
-    matches it, its groups the dataclass fields in order), and the types of the call: the input,
-    the filter packed into tiles of `TILE` output channels, the output."""
-
-    SYMBOL: ClassVar[re.Pattern]
-    TILE: ClassVar[int]
-
-    n: int
-    c: int
-    hp: int
-    wp: int
-    f: int
-    kh: int
-    kw: int
-
-    @classmethod
-    def from_symbol(cls, symbol: str):
-        match = cls.SYMBOL.match(symbol)
-        return cls(*(int(g) for g in match.groups())) if match else None
-
-    @property
-    def filter_tiles(self) -> int:
-        """Tiles of `TILE` output channels the packed filter holds (the last zero-padded)."""
-        return _ceil_div(self.f, self.TILE)
-
-    def types(self) -> tuple[str, str, str]:
-        return (
-            f"tensor<{self.n}x{self.c}x{self.hp}x{self.wp}xf32>",
-            f"tensor<{self.filter_tiles}x{self.c}x{self.kh}x{self.kw}x{self.TILE}xf32>",
-            f"tensor<{self.n}x{self.f}x{self.oh}x{self.ow}xf32>",
-        )
-
-    def memref_types(self) -> tuple[str, str, str]:
-        """The same as the memrefs the kernel's bindings are."""
-        return tuple(t.replace("tensor<", "memref<") for t in self.types())
 
 
 @dataclass(frozen=True)
@@ -103,14 +61,14 @@ class DirectConv(ConvKernel):
         return self.wp - self.kw + 1
 
     @property
-    def symbol(self) -> str:
+    def shapes_symbol(self) -> str:
         return f"{SYMBOL_PREFIX}n{self.n}_c{self.c}_h{self.hp}_w{self.wp}_f{self.f}_k{self.kh}x{self.kw}"
 
     def executable(self, target: str) -> str:
-        """The `hal.executable` computing this convolution for `target` (a `#hal.executable.target`
-        of an x86-64 CPU with AVX2 and FMA, which the tuned default that writes these calls
-        requires of the host): variant `cpu`, one export and function, all named by `symbol`
-        (IREE links the executables of a module into one, where names must differ)."""
+        """The `hal.executable` computing this convolution and its epilogue for `target` (a
+        `#hal.executable.target` of an x86-64 CPU with AVX2 and FMA, which the tuned default
+        that writes these calls requires of the host): variant `cpu`, one export and function,
+        all named by `symbol`."""
         return _Writer(self).executable(target)
 
 
@@ -121,7 +79,9 @@ class _Writer:
         self.conv = conv
         self.lines: list[str] = []
         self.count = 0
-        self.x_type, self.w_type, self.out_type = conv.memref_types()
+        types = dict(zip((name for name, _ in conv.operands()), conv.memref_types()))
+        self.x_type, self.w_type, self.out_type = types["input"], types["weights"], types["output"]
+        self.f_type = types.get("scale")
 
     def name(self, stem: str) -> str:
         self.count += 1
@@ -172,15 +132,41 @@ class _Writer:
             self.emit(indent, f"{out_channel} = arith.addi %f0, %k{channel} : index")
             self.emit(indent, f"{inside} = arith.cmpi ult, {out_channel}, %out_channels : index")
             self.emit(indent, f"scf.if {inside} {{")
+            if self.conv.affine:
+                scale, shift = self.channel_value("scale", out_channel, indent + 2), self.channel_value("shift", out_channel, indent + 2)
             for v in range(vectors):
                 col = self.name("col")
                 self.emit(indent + 2, f"{col} = arith.addi {col0}, %k{_LANES * v} : index")
+                tail = masked and v == vectors - 1
                 value = f"{result}#{channel * vectors + v}"
-                if masked and v == vectors - 1:
+                if self.conv.affine:
+                    value = self.op(indent + 2, f"vector.fma {value}, {scale}, {shift} : {v8}")
+                if self.conv.residual:
+                    at = f"%residual[%n, {out_channel}, %oh, {col}]"
+                    if tail:
+                        residual = self.op(indent + 2, f"vector.maskedload {at}, %mask, %zero : {self.out_type}, vector<8xi1>, {v8} into {v8}")
+                    else:
+                        residual = self.op(indent + 2, f"vector.load {at} : {self.out_type}, {v8}")
+                    value = self.op(indent + 2, f"arith.addf {value}, {residual} : {v8}")
+                if self.conv.relu:
+                    positive = self.op(indent + 2, f"arith.cmpf ugt, {value}, %zero : {v8}")
+                    value = self.op(indent + 2, f"arith.select {positive}, {value}, %zero : vector<8xi1>, {v8}")
+                if tail:
                     self.emit(indent + 2, f"vector.maskedstore %output[%n, {out_channel}, %oh, {col}], %mask, {value} : {self.out_type}, vector<8xi1>, {v8}")
                 else:
                     self.emit(indent + 2, f"vector.store {value}, %output[%n, {out_channel}, %oh, {col}] : {self.out_type}, {v8}")
             self.emit(indent, "}")
+
+    def op(self, indent: int, text: str) -> str:
+        """Emits `text` as the definition of a new value; returns its name."""
+        value = self.name("e")
+        self.emit(indent, f"{value} = {text}")
+        return value
+
+    def channel_value(self, buffer: str, channel: str, indent: int) -> str:
+        """`buffer`[`channel`] (the scale or the shift) broadcast to a vector."""
+        scalar = self.op(indent, f"memref.load %{buffer}[{channel}] : {self.f_type}")
+        return self.op(indent, f"vector.broadcast {scalar} : f32 to vector<8xf32>")
 
     def executable(self, target: str) -> str:
         conv = self.conv
@@ -197,9 +183,7 @@ class _Writer:
             f"%six = arith.constant {CHANNELS} : index",
             "%zero = arith.constant dense<0.0> : vector<8xf32>",
             f"%mask = vector.constant_mask [{rest % _LANES or _LANES}] : vector<8xi1>",
-            f"%input = hal.interface.binding.subspan layout({LAYOUT}) binding(0) alignment(64) offset(%c0) flags(ReadOnly) : {self.x_type}",
-            f"%weights = hal.interface.binding.subspan layout({LAYOUT}) binding(1) alignment(64) offset(%c0) flags(ReadOnly) : {self.w_type}",
-            f"%output = hal.interface.binding.subspan layout({LAYOUT}) binding(2) alignment(64) offset(%c0) : {self.out_type}",
+            *conv.bindings(),
             "%tile = hal.interface.workgroup.id[0] : index",
             "%oh = hal.interface.workgroup.id[1] : index",
             "%n = hal.interface.workgroup.id[2] : index",
@@ -215,26 +199,5 @@ class _Writer:
             self.chunk("%full_end", _ceil_div(rest, _LANES), rest % _LANES != 0, 10)
         self.emit(10, "return")
         counts = (conv.filter_tiles, conv.oh, conv.n)
-        return kernel_executable(conv.symbol, target, counts, "\n".join(self.lines))
+        return conv.kernel_executable(target, counts, "\n".join(self.lines))
 
-
-def kernel_executable(symbol: str, target: str, counts: tuple[int, int, int], body: str) -> str:
-    """A `hal.executable` of one export and function named `symbol`: `body` (indented MLIR text
-    ending in `return`) reads bindings 0 and 1 and writes binding 2 of `LAYOUT`, on a static grid
-    of `counts` workgroups."""
-    x, y, z = counts
-    return f"""hal.executable private @{symbol} {{
-  hal.executable.variant public @cpu target({target}) {{
-    hal.executable.export public @{symbol} ordinal(0) layout({LAYOUT}) count(%device: !hal.device) -> (index, index, index) {{
-      %x = arith.constant {x} : index
-      %y = arith.constant {y} : index
-      %z = arith.constant {z} : index
-      hal.return %x, %y, %z : index, index, index
-    }}
-    builtin.module {{
-      func.func @{symbol}() {{
-{body}
-      }}
-    }}
-  }}
-}}"""

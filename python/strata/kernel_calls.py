@@ -13,6 +13,8 @@ that IREE links them all into one.
 
 import re
 
+from torch_mlir import ir
+
 from strata.direct_conv import DirectConv
 from strata.errors import StrataError
 from strata.pixel_tile_conv import PixelTileConv
@@ -26,6 +28,34 @@ _CALL = re.compile(r"\b(?:func\.)?call @(" + SYMBOL_PREFIX + r"\w+)\(")
 def kernel_of(symbol: str):
     """The kernel a `strata_kernel_...` symbol names, or None."""
     return next((k for k in (cls.from_symbol(symbol) for cls in KERNELS) if k is not None), None)
+
+
+def declare_kernels(module: ir.Operation) -> None:
+    """Declares every strata kernel `module` calls and does not declare yet, and drops the
+    declarations of those it no longer calls (a rewrite replaced their calls)."""
+    body = module.regions[0].blocks[0]
+    called = {}
+
+    def visit(op):
+        if op.name == "func.call":
+            kernel = kernel_of(op.attributes["callee"].value)
+            if kernel is not None:
+                called[kernel.symbol] = kernel
+        return ir.WalkResult.ADVANCE
+
+    module.walk(visit)
+    declared = {}
+    for op in body.operations:
+        op = op.operation
+        if op.name == "func.func" and kernel_of(op.attributes["sym_name"].value) is not None:
+            declared[op.attributes["sym_name"].value] = op
+    for symbol, declaration in declared.items():
+        if symbol not in called:
+            declaration.erase()
+    for symbol in sorted(set(called) - set(declared)):
+        types = called[symbol].types()
+        signature = f"({', '.join(types[:-1])}) -> {types[-1]}"
+        body.append(ir.Operation.parse(f"func.func private @{symbol}{signature}", context=module.context))
 
 
 def calls_kernels(text: str) -> bool:

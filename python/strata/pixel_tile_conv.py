@@ -22,7 +22,7 @@ of 14, 7 and 4 pixels, the downsampling): 0.785 and 0.792x the time per call.
 import re
 from dataclasses import dataclass
 
-from strata.direct_conv import LAYOUT, ConvKernel, kernel_executable
+from strata.conv_kernel import ConvKernel
 
 PIXELS = 6
 CHANNELS = 16
@@ -58,13 +58,15 @@ class PixelTileConv(ConvKernel):
         return (self.wp - self.dw * (self.kw - 1) - 1) // self.sw + 1
 
     @property
-    def symbol(self) -> str:
+    def shapes_symbol(self) -> str:
         return (f"{SYMBOL_PREFIX}n{self.n}_c{self.c}_h{self.hp}_w{self.wp}_f{self.f}_k{self.kh}x{self.kw}"
                 f"_s{self.sh}x{self.sw}_d{self.dh}x{self.dw}")
 
     def executable(self, target: str) -> str:
-        """The `hal.executable` computing this convolution for `target` (AVX2 and FMA)."""
-        x_type, w_type, out_type = self.memref_types()
+        """The `hal.executable` computing this convolution and its epilogue for `target` (AVX2
+        and FMA)."""
+        memrefs = dict(zip((name for name, _ in self.operands()), self.memref_types()))
+        x_type, w_type, out_type = memrefs["input"], memrefs["weights"], memrefs["output"]
         pixels = self.oh * self.ow
         tiles = _ceil_div(pixels, PIXELS)
         blocks = _ceil_div(tiles, TILES_PER_WORKGROUP)
@@ -78,6 +80,14 @@ class PixelTileConv(ConvKernel):
         def emit(indent: int, text: str) -> None:
             lines.append(" " * indent + text)
 
+        def relu(value: str, type_: str, indent: int) -> str:
+            zero = "%zero" if type_.startswith("vector") else "%zero_f32"
+            positive, kept = name("pos"), name("e")
+            emit(indent, f"{positive} = arith.cmpf ugt, {value}, {zero} : {type_}")
+            mask = "vector<8xi1>, " if type_.startswith("vector") else ""
+            emit(indent, f"{kept} = arith.select {positive}, {value}, {zero} : {mask}{type_}")
+            return kept
+
         constants = sorted({0, 1, 8, PIXELS, CHANNELS, self.ow, pixels - 1, pixels, tiles, self.sh, self.sw,
                             TILES_PER_WORKGROUP, *range(CHANNELS), *(kh * self.dh for kh in range(self.kh)),
                             *(kw * self.dw for kw in range(self.kw))})
@@ -85,10 +95,9 @@ class PixelTileConv(ConvKernel):
             emit(10, f"%c{value} = arith.constant {value} : index")
         emit(10, f"%channels = arith.constant {self.c} : index")
         emit(10, "%zero = arith.constant dense<0.0> : vector<8xf32>")
-        for binding, (var, memref, flags) in enumerate(
-            (("input", x_type, " flags(ReadOnly)"), ("weights", w_type, " flags(ReadOnly)"), ("output", out_type, ""))
-        ):
-            emit(10, f"%{var} = hal.interface.binding.subspan layout({LAYOUT}) binding({binding}) alignment(64) offset(%c0){flags} : {memref}")
+        emit(10, "%zero_f32 = arith.constant 0.0 : f32")
+        for line in self.bindings():
+            emit(10, line)
         emit(10, "%group = hal.interface.workgroup.id[0] : index")
         emit(10, "%block = hal.interface.workgroup.id[1] : index")
         emit(10, "%n = hal.interface.workgroup.id[2] : index")
@@ -139,18 +148,38 @@ class PixelTileConv(ConvKernel):
                 current = following
         emit(16, f"scf.yield {', '.join(current)} : {types}")
         emit(14, "}")
+        if self.affine:  # 16 channels' scale and shift, two vectors each
+            scales, shifts = [], []
+            for v in range(2):
+                channel = name("fc")
+                emit(14, f"{channel} = arith.addi %f0, %c{8 * v} : index")
+                for buffer, values in (("scale", scales), ("shift", shifts)):
+                    values.append(name(buffer))
+                    emit(14, f"{values[-1]} = vector.load %{buffer}[{channel}] : {memrefs['scale']}, {v8}")
         for i, (p, oh, ow, _, _) in enumerate(at):
             inside = name("inside")
             emit(14, f"{inside} = arith.cmpi ult, {p}, %c{pixels} : index")
             emit(14, f"scf.if {inside} {{")
             for v in range(2):
+                vector = f"{result}#{2 * i + v}"
+                if self.affine:
+                    scaled = name("e")
+                    emit(16, f"{scaled} = vector.fma {vector}, {scales[v]}, {shifts[v]} : {v8}")
+                    vector = scaled
+                if self.relu and not self.residual:
+                    vector = relu(vector, v8, 16)
                 for lane in range(8):
                     value, channel = name("v"), name("fc")
-                    emit(16, f"{value} = vector.extract {result}#{2 * i + v}[{lane}] : f32 from {v8}")
+                    emit(16, f"{value} = vector.extract {vector}[{lane}] : f32 from {v8}")
                     emit(16, f"{channel} = arith.addi %f0, %c{8 * v + lane} : index")
+                    if self.residual:  # added value by value, as the outputs are stored
+                        residual, total = name("r"), name("e")
+                        emit(16, f"{residual} = memref.load %residual[%n, {channel}, {oh}, {ow}] : {out_type}")
+                        emit(16, f"{total} = arith.addf {value}, {residual} : f32")
+                        value = relu(total, "f32", 16) if self.relu else total
                     emit(16, f"memref.store {value}, %output[%n, {channel}, {oh}, {ow}] : {out_type}")
             emit(14, "}")
         emit(12, "}")
         emit(10, "}")
         emit(10, "return")
-        return kernel_executable(self.symbol, target, (self.filter_tiles, blocks, self.n), "\n".join(lines))
+        return self.kernel_executable(target, (self.filter_tiles, blocks, self.n), "\n".join(lines))

@@ -137,6 +137,42 @@ PASSES = ({'anchor': 'builtin.module',
              "x 1 tiles, for IREE's CPU codegen",
   'td_file': 'passes/data_tile_matmul.td'},
  {'anchor': 'builtin.module',
+  'argument': 'strata-fuse-conv-epilogue',
+  'description': "strata-data-tile-conv hands convolutions to strata's own kernels as\n"
+                 '    calls of `@strata_kernel_conv...` functions, which become dispatches of\n'
+                 '    their own: IREE cannot fuse the elementwise ops that follow (the bias,\n'
+                 '    a batch norm in inference, a residual addition, a ReLU) into them, and\n'
+                 '    computes those in a dispatch that reads and writes the whole output\n'
+                 '    again. The kernels can apply an epilogue to their registers before they\n'
+                 '    store them: `relu(y * scale[f] + shift[f] + residual)`, each part\n'
+                 '    optional.\n'
+                 '\n'
+                 "    This pass follows each kernel call's result through the chain of\n"
+                 '    elementwise `linalg.generic`s it alone feeds (all loops parallel, the\n'
+                 '    result read and written with identity maps) and folds into the call:\n'
+                 '    additions, subtractions, multiplications and divisions by a\n'
+                 '    per-output-channel value (a `tensor<F>` broadcast by `linalg.broadcast`\n'
+                 '    over dimensions [0, 2, 3], or a `tensor<Fx1x1>`-like operand read at\n'
+                 '    `d1`), collected into one `scale` and one `shift` per channel by a\n'
+                 '    `linalg.generic` over [F] (constant for constant weights, so computed\n'
+                 "    when the module loads); then one addition of a tensor of the output's\n"
+                 '    shape (a residual; nothing affine after it); then a ReLU (`arith.cmpf\n'
+                 '    ugt` and `arith.select` against 0.0, as Torch-MLIR writes it, or\n'
+                 '    `arith.maximumf` with 0.0), which ends the chain. The call becomes one\n'
+                 '    of the same kernel with the epilogue named in its symbol\n'
+                 "    (`..._affine_residual_relu`), where the chain's last op was; the chain\n"
+                 '    and what only it used are erased, and the kernel declarations are\n'
+                 '    brought up to date.\n'
+                 '\n'
+                 '    Values the chain computes are rounded as the kernel computes them: the\n'
+                 '    scale and shift are folded first and applied with one FMA, so results\n'
+                 "    differ from the unfused chain's in the last bits.",
+  'module': 'fuse_conv_epilogue',
+  'options': (),
+  'summary': 'Fold the per-channel affine ops, residual addition and ReLU that follow a call of '
+             "strata's convolution kernels into the kernel",
+  'td_file': 'passes/fuse_conv_epilogue.td'},
+ {'anchor': 'builtin.module',
   'argument': 'strata-lower-probes',
   'description': "`probe.tap` becomes, on the IREE route, IREE's tensor trace\n"
                  '    (`flow.tensor.trace "name" = [...]`, an op of IREE\'s dialect emitted as\n'

@@ -18,7 +18,7 @@ from strata import pixel_tile_conv
 from strata.direct_conv import CHANNELS, DirectConv
 from strata.errors import StrataError
 from strata.ir_splice import splice_each, tensor_type
-from strata.kernel_calls import kernel_of
+from strata.kernel_calls import declare_kernels
 from strata.linalg_match import fill_constant
 
 _OP = "linalg.conv_2d_nchw_fchw"
@@ -171,26 +171,6 @@ def _kernel_call(op: ir.Operation, conv, tile: int) -> tuple[str, list[ir.Value]
     return "\n".join(lines) + "\n", [x, w, init]
 
 
-def _declare_kernels(module: ir.Operation) -> None:
-    """Declares every strata kernel the module calls and does not declare yet."""
-    body = module.regions[0].blocks[0]
-    called = {}
-
-    def visit(op):
-        if op.name == "func.call":
-            kernel = kernel_of(op.attributes["callee"].value)
-            if kernel is not None:
-                called[kernel.symbol] = kernel
-        return ir.WalkResult.ADVANCE
-
-    module.walk(visit)
-    declared = {op.attributes["sym_name"].value for op in body.operations if op.name == "func.func"}
-    for symbol in sorted(set(called) - declared):
-        x_type, packed_type, y_type = called[symbol].types()
-        declaration = ir.Operation.parse(f"func.func private @{symbol}({x_type}, {packed_type}) -> {y_type}", context=module.context)
-        body.append(declaration)
-
-
 def _tiled(op: ir.Operation, tile_m: int, tile_n: int) -> tuple[str, list[ir.Value]] | None:
     """`@lowered` computing `op` as tiled patches, mmt4d and unpack, and the values its arguments
     stand for; None where the rewrite does not apply."""
@@ -277,4 +257,4 @@ def run(op: ir.Operation, options) -> None:
         return direct or pixels or _tiled(conv, options.tile_m, options.tile_n)
 
     splice_each(op, [_OP], lower)
-    _declare_kernels(op)
+    declare_kernels(op)

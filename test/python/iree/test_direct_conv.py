@@ -100,6 +100,47 @@ def test_pixel_tile_convolutions_match_eager(avx2_host, batch):
     assert_matches_eager(results, model, args)
 
 
+class Epilogues(nn.Module):
+    """Convolution, batch norm and ReLU, and the same with a residual added (either side of the
+    addition), through both kernels: the row kernel on rows of 21 pixels (16, then 5 masked)
+    with 10 output channels (not a multiple of 6: the last tile's channels past 10 are not
+    stored), the pixel-tile kernel at stride 2 and on rows of 11 pixels. Batch norm statistics and
+    affine weights are random, some scales negative."""
+
+    def __init__(self):
+        super().__init__()
+        self.a, self.bn_a = nn.Conv2d(3, 10, 3, padding=1), nn.BatchNorm2d(10)
+        self.b, self.bn_b = nn.Conv2d(10, 10, 3, padding=1, bias=False), nn.BatchNorm2d(10)
+        self.c, self.bn_c = nn.Conv2d(10, 16, 3, stride=2, padding=1), nn.BatchNorm2d(16)
+        self.d, self.bn_d = nn.Conv2d(16, 16, 3, padding=1), nn.BatchNorm2d(16)
+        for bn in (self.bn_a, self.bn_b, self.bn_c, self.bn_d):
+            bn.running_mean.uniform_(-1, 1)
+            bn.running_var.uniform_(0.25, 2)
+            nn.init.uniform_(bn.weight, -1.5, 1.5)
+            nn.init.uniform_(bn.bias, -1, 1)
+
+    def forward(self, x):
+        a = torch.relu(self.bn_a(self.a(x)))
+        b = torch.relu(self.bn_b(self.b(a)) + a)
+        c = torch.relu(self.bn_c(self.c(b)))
+        return torch.relu(c + self.bn_d(self.d(c))), b
+
+
+@pytest.mark.parametrize("batch", [1, 2])
+def test_epilogues_match_eager(avx2_host, batch):
+    """strata-fuse-conv-epilogue folds every batch norm, residual and ReLU into the kernels
+    (no elementwise generic is left over a convolution's output), and the results match."""
+    torch.manual_seed(0)
+    model, args = Epilogues().eval(), (torch.randn(batch, 3, 12, 21),)
+    linalg, results = linalg_and_run(model, args)
+    for kernel in ("conv6x16_", "conv6p16c_"):
+        calls = [line for line in linalg.splitlines() if f"call @strata_kernel_{kernel}" in line]
+        assert len(calls) == 2 and "_affine_relu(" in calls[0] and "_affine_residual_relu(" in calls[1]
+    outputs = (f"tensor<{batch}x10x12x21xf32>", f"tensor<{batch}x16x6x11xf32>")
+    assert not [line for line in linalg.splitlines() if "linalg.generic" in line and any(t in line for t in outputs)]
+    assert_matches_eager(results, model, args)
+
+
 def test_narrow_rows_and_strides_stay_tiled(avx2_host):
     """Rows of 12 pixels and a stride of 2, with 8 output channels (not whole tiles of 16 for the
     pixel-tile kernel), are IREE's mmt4d of strata's patches, as before."""
@@ -119,6 +160,11 @@ def test_symbol_names_the_shapes():
     assert pixels.symbol == "strata_kernel_conv6p16c_n1_c3_h118_w118_f64_k7x7_s2x2_d1x1"
     assert kernel_of(pixels.symbol) == pixels and kernel_of(conv.symbol) == conv
     assert (pixels.oh, pixels.ow) == (56, 56)
+    fused = pixels.with_epilogue(affine=True, residual=True, relu=True)
+    assert fused.symbol == pixels.symbol + "_affine_residual_relu" and kernel_of(fused.symbol) == fused
+    assert len(fused.types()) == 6 and fused.types()[2] == "tensor<64xf32>" and fused.types()[4] == fused.types()[5]
+    relu = conv.with_epilogue(affine=False, residual=False, relu=True)
+    assert relu.symbol == conv.symbol + "_relu" and DirectConv.from_symbol(relu.symbol) == relu
 
 
 def _calling_module(conv) -> str:

@@ -1,0 +1,137 @@
+"""What strata's hand-written convolution kernels share: shapes, symbols, epilogues, executables.
+
+A kernel is named in the linalg stage by the symbol of a private function it stands for (its
+kind, its shapes, its epilogue), so `strata.kernel_calls` can rebuild it from a declaration
+alone. Both kernels (`strata.direct_conv`, `strata.pixel_tile_conv`) read an f32 input
+[n][c][hp][wp] with its padding applied and a filter packed into tiles of `TILE` output channels,
+and write [n][f][oh][ow]; IREE could not fuse what follows a convolution into a dispatch of
+strata's, so the kernels take it themselves: an epilogue of a per-output-channel scale and shift
+(a bias, a batch norm in inference: `y * scale[f] + shift[f]`, one FMA per vector), the addition
+of a tensor of the output's shape (a residual), and a ReLU, in that order, applied to the
+registers before they are stored (strata-fuse-conv-epilogue finds them in the linalg stage).
+"""
+
+import dataclasses
+import re
+from dataclasses import dataclass, field
+from typing import ClassVar
+
+_EPILOGUE = re.compile(r"(_affine)?(_residual)?(_relu)?$")
+
+
+def _ceil_div(a: int, b: int) -> int:
+    return -(-a // b)
+
+
+def layout(bindings: int) -> str:
+    """The pipeline layout of a kernel reading `bindings - 1` buffers and writing the last."""
+    read = "#hal.pipeline.binding<storage_buffer, ReadOnly>, " * (bindings - 1)
+    return f"#hal.pipeline.layout<bindings = [{read}#hal.pipeline.binding<storage_buffer>]>"
+
+
+@dataclass(frozen=True)
+class ConvKernel:
+    """An f32 convolution of a padded input [n][c][hp][wp] by a filter [f][c][kh][kw], and its
+    epilogue. `SYMBOL` matches the shapes part of a kernel's symbol (its groups the dataclass's
+    positional fields, in order); the epilogue adds `_affine`, `_residual`, `_relu`."""
+
+    SYMBOL: ClassVar[re.Pattern]
+    TILE: ClassVar[int]
+
+    n: int
+    c: int
+    hp: int
+    wp: int
+    f: int
+    kh: int
+    kw: int
+    affine: bool = field(default=False, kw_only=True)  # operands scale[f], shift[f]
+    residual: bool = field(default=False, kw_only=True)  # operand [n][f][oh][ow], added
+    relu: bool = field(default=False, kw_only=True)
+
+    @classmethod
+    def from_symbol(cls, symbol: str):
+        epilogue = _EPILOGUE.search(symbol)
+        match = cls.SYMBOL.match(symbol[: epilogue.start()])
+        if not match:
+            return None
+        affine, residual, relu = (bool(g) for g in epilogue.groups())
+        return cls(*(int(g) for g in match.groups()), affine=affine, residual=residual, relu=relu)
+
+    @property
+    def shapes_symbol(self) -> str:
+        raise NotImplementedError
+
+    @property
+    def symbol(self) -> str:
+        suffix = "".join(f"_{name}" for name in ("affine", "residual", "relu") if getattr(self, name))
+        return self.shapes_symbol + suffix
+
+    @property
+    def oh(self) -> int:
+        raise NotImplementedError
+
+    @property
+    def ow(self) -> int:
+        raise NotImplementedError
+
+    def with_epilogue(self, affine: bool, residual: bool, relu: bool) -> "ConvKernel":
+        return dataclasses.replace(self, affine=affine, residual=residual, relu=relu)
+
+    @property
+    def filter_tiles(self) -> int:
+        """Tiles of `TILE` output channels the packed filter holds (the last zero-padded)."""
+        return _ceil_div(self.f, self.TILE)
+
+    def operands(self) -> list[tuple[str, str]]:
+        """(name, tensor type) of each operand of the call, then of the result: the input, the
+        packed filter, the epilogue's operands, the output."""
+        output = f"tensor<{self.n}x{self.f}x{self.oh}x{self.ow}xf32>"
+        operands = [
+            ("input", f"tensor<{self.n}x{self.c}x{self.hp}x{self.wp}xf32>"),
+            ("weights", f"tensor<{self.filter_tiles}x{self.c}x{self.kh}x{self.kw}x{self.TILE}xf32>"),
+        ]
+        if self.affine:
+            operands += [("scale", f"tensor<{self.f}xf32>"), ("shift", f"tensor<{self.f}xf32>")]
+        if self.residual:
+            operands.append(("residual", output))
+        return operands + [("output", output)]
+
+    def types(self) -> tuple[str, ...]:
+        """The tensor types of the call's operands, then of its result."""
+        return tuple(t for _, t in self.operands())
+
+    def memref_types(self) -> tuple[str, ...]:
+        """The same as the memrefs the kernel's bindings are."""
+        return tuple(t.replace("tensor<", "memref<") for t in self.types())
+
+    def bindings(self) -> list[str]:
+        """The ops defining `%input`, `%weights`, ..., `%output` in the kernel's function: its
+        bindings, in the order of `operands`, all read-only but the output."""
+        count = len(self.operands())
+        return [
+            f"%{name} = hal.interface.binding.subspan layout({layout(count)}) binding({i}) alignment(64)"
+            f" offset(%c0){'' if name == 'output' else ' flags(ReadOnly)'} : {memref}"
+            for i, ((name, _), memref) in enumerate(zip(self.operands(), self.memref_types()))
+        ]
+
+    def kernel_executable(self, target: str, counts: tuple[int, int, int], body: str) -> str:
+        """A `hal.executable` of one export and function named by `symbol`, for `target`: `body`
+        (indented MLIR text ending in `return`, after `bindings`) on a static grid of `counts`
+        workgroups. IREE links the executables of a module into one, where names must differ."""
+        x, y, z = counts
+        return f"""hal.executable private @{self.symbol} {{
+  hal.executable.variant public @cpu target({target}) {{
+    hal.executable.export public @{self.symbol} ordinal(0) layout({layout(len(self.operands()))}) count(%device: !hal.device) -> (index, index, index) {{
+      %x = arith.constant {x} : index
+      %y = arith.constant {y} : index
+      %z = arith.constant {z} : index
+      hal.return %x, %y, %z : index, index, index
+    }}
+    builtin.module {{
+      func.func @{self.symbol}() {{
+{body}
+      }}
+    }}
+  }}
+}}"""
