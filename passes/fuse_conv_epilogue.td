@@ -3,7 +3,7 @@
 include "mlir/Pass/PassBase.td"
 
 def FuseConvEpilogue : Pass<"strata-fuse-conv-epilogue", "ModuleOp"> {
-  let summary = "Fold the per-channel affine ops, residual addition and ReLU that follow a call of strata's convolution kernels into the kernel";
+  let summary = "Fold the per-channel affine ops, residual addition, ReLU and 2x2 max pool that follow a call of strata's convolution kernels into the kernel";
   let description = [{
     strata-data-tile-conv hands convolutions to strata's own kernels as
     calls of `@strata_kernel_conv...` functions, which become dispatches of
@@ -25,9 +25,13 @@ def FuseConvEpilogue : Pass<"strata-fuse-conv-epilogue", "ModuleOp"> {
     when the module loads); then one addition of a tensor of the output's
     shape (a residual; nothing affine after it); then a ReLU (`arith.cmpf
     ugt` and `arith.select` against 0.0, as Torch-MLIR writes it, or
-    `arith.maximumf` with 0.0), which ends the chain. The call becomes one
+    `arith.maximumf` with 0.0), which ends the chain. For the row kernel
+    (`strata.direct_conv`), a `linalg.pooling_nchw_max` after that with a
+    2x2 window, stride 2, no dilation, into a fill of -inf (`MaxPool2d(2)`)
+    folds too: the kernel computes two output rows at a time and stores
+    their pool. The call becomes one
     of the same kernel with the epilogue named in its symbol
-    (`..._affine_residual_relu`), where the chain's last op was; the chain
+    (`..._affine_residual_relu_pool2`), where the chain's last op was; the chain
     and what only it used are erased, and the kernel declarations are
     brought up to date.
 

@@ -8,7 +8,8 @@ and write [n][f][oh][ow]; IREE could not fuse what follows a convolution into a 
 strata's, so the kernels take it themselves: an epilogue of a per-output-channel scale and shift
 (a bias, a batch norm in inference: `y * scale[f] + shift[f]`, one FMA per vector), the addition
 of a tensor of the output's shape (a residual), and a ReLU, in that order, applied to the
-registers before they are stored (strata-fuse-conv-epilogue finds them in the linalg stage).
+registers before they are stored, and for the row kernel a 2x2 max pool of stride 2 after that
+(the output is then the pooled one; strata-fuse-conv-epilogue finds them in the linalg stage).
 """
 
 import dataclasses
@@ -16,7 +17,8 @@ import re
 from dataclasses import dataclass, field
 from typing import ClassVar
 
-_EPILOGUE = re.compile(r"(_affine)?(_residual)?(_relu)?$")
+_EPILOGUE = re.compile(r"(_affine)?(_residual)?(_relu)?(_pool2)?$")
+_PARTS = ("affine", "residual", "relu", "pool2")
 
 
 def _ceil_div(a: int, b: int) -> int:
@@ -33,10 +35,11 @@ def layout(bindings: int) -> str:
 class ConvKernel:
     """An f32 convolution of a padded input [n][c][hp][wp] by a filter [f][c][kh][kw], and its
     epilogue. `SYMBOL` matches the shapes part of a kernel's symbol (its groups the dataclass's
-    positional fields, in order); the epilogue adds `_affine`, `_residual`, `_relu`."""
+    positional fields, in order); the epilogue adds `_affine`, `_residual`, `_relu`, `_pool2`."""
 
     SYMBOL: ClassVar[re.Pattern]
     TILE: ClassVar[int]
+    POOLS: ClassVar[bool] = False  # whether the kernel can pool its output
 
     n: int
     c: int
@@ -48,15 +51,15 @@ class ConvKernel:
     affine: bool = field(default=False, kw_only=True)  # operands scale[f], shift[f]
     residual: bool = field(default=False, kw_only=True)  # operand [n][f][oh][ow], added
     relu: bool = field(default=False, kw_only=True)
+    pool2: bool = field(default=False, kw_only=True)  # 2x2 max pool, stride 2, rows and columns floored
 
     @classmethod
     def from_symbol(cls, symbol: str):
         epilogue = _EPILOGUE.search(symbol)
         match = cls.SYMBOL.match(symbol[: epilogue.start()])
-        if not match:
+        if not match or (epilogue.group(4) and not cls.POOLS):
             return None
-        affine, residual, relu = (bool(g) for g in epilogue.groups())
-        return cls(*(int(g) for g in match.groups()), affine=affine, residual=residual, relu=relu)
+        return cls(*(int(g) for g in match.groups()), **{name: bool(g) for name, g in zip(_PARTS, epilogue.groups())})
 
     @property
     def shapes_symbol(self) -> str:
@@ -64,7 +67,7 @@ class ConvKernel:
 
     @property
     def symbol(self) -> str:
-        suffix = "".join(f"_{name}" for name in ("affine", "residual", "relu") if getattr(self, name))
+        suffix = "".join(f"_{name}" for name in _PARTS if getattr(self, name))
         return self.shapes_symbol + suffix
 
     @property
@@ -75,8 +78,8 @@ class ConvKernel:
     def ow(self) -> int:
         raise NotImplementedError
 
-    def with_epilogue(self, affine: bool, residual: bool, relu: bool) -> "ConvKernel":
-        return dataclasses.replace(self, affine=affine, residual=residual, relu=relu)
+    def with_epilogue(self, affine: bool, residual: bool, relu: bool, pool2: bool = False) -> "ConvKernel":
+        return dataclasses.replace(self, affine=affine, residual=residual, relu=relu, pool2=pool2)
 
     @property
     def filter_tiles(self) -> int:
@@ -85,8 +88,9 @@ class ConvKernel:
 
     def operands(self) -> list[tuple[str, str]]:
         """(name, tensor type) of each operand of the call, then of the result: the input, the
-        packed filter, the epilogue's operands, the output."""
-        output = f"tensor<{self.n}x{self.f}x{self.oh}x{self.ow}xf32>"
+        packed filter, the epilogue's operands, the output (pooled, if the epilogue pools)."""
+        convolved = f"tensor<{self.n}x{self.f}x{self.oh}x{self.ow}xf32>"
+        pooled = f"tensor<{self.n}x{self.f}x{self.oh // 2}x{self.ow // 2}xf32>"
         operands = [
             ("input", f"tensor<{self.n}x{self.c}x{self.hp}x{self.wp}xf32>"),
             ("weights", f"tensor<{self.filter_tiles}x{self.c}x{self.kh}x{self.kw}x{self.TILE}xf32>"),
@@ -94,8 +98,8 @@ class ConvKernel:
         if self.affine:
             operands += [("scale", f"tensor<{self.f}xf32>"), ("shift", f"tensor<{self.f}xf32>")]
         if self.residual:
-            operands.append(("residual", output))
-        return operands + [("output", output)]
+            operands.append(("residual", convolved))
+        return operands + [("output", pooled if self.pool2 else convolved)]
 
     def types(self) -> tuple[str, ...]:
         """The tensor types of the call's operands, then of its result."""

@@ -51,6 +51,7 @@ class DirectConv(ConvKernel):
 
     SYMBOL = _SYMBOL
     TILE = CHANNELS
+    POOLS = True
 
     @property
     def oh(self) -> int:
@@ -81,7 +82,8 @@ class _Writer:
         self.count = 0
         types = dict(zip((name for name, _ in conv.operands()), conv.memref_types()))
         self.x_type, self.w_type, self.out_type = types["input"], types["weights"], types["output"]
-        self.f_type = types.get("scale")
+        self.f_type, self.residual_type = types.get("scale"), types.get("residual")
+        self.rows: list[str] = []  # the output rows a tile computes
 
     def name(self, stem: str) -> str:
         self.count += 1
@@ -91,40 +93,46 @@ class _Writer:
         self.lines.append(" " * indent + text)
 
     def chunk(self, col0: str, vectors: int, masked: bool, indent: int) -> None:
-        """A 6-channel x `vectors`-vector tile of output row %oh from column `col0` (an index
-        value); the last vector masked by %mask if `masked`."""
+        """A tile of 6 channels x `vectors` vectors of each of the output rows `self.rows` from
+        column `col0` (an index value), the last vector masked by %mask if `masked`; then the
+        epilogue and the stores (of the rows' 2x2 max pool if the kernel pools)."""
         v8 = "vector<8xf32>"
-        accs = [self.name("acc") for _ in range(CHANNELS * vectors)]
+        rows = len(self.rows)
+        accs = [self.name("acc") for _ in range(CHANNELS * rows * vectors)]  # [channel][row][vector]
         result = self.name("tile")
         iter_args = ", ".join(f"{a} = %zero" for a in accs)
         types = ", ".join([v8] * len(accs))
         self.emit(indent, f"{result}:{len(accs)} = scf.for %ci = %c0 to %channels step %c1 iter_args({iter_args}) -> ({types}) {{")
         inner = indent + 2
-        current = accs
+        current = list(accs)
         for kh in range(self.conv.kh):
-            row = self.name("row")
-            self.emit(inner, f"{row} = arith.addi %oh, %k{kh} : index")
+            input_rows = []
+            for out_row in self.rows:
+                input_rows.append(self.name("row"))
+                self.emit(inner, f"{input_rows[-1]} = arith.addi {out_row}, %k{kh} : index")
             for kw in range(self.conv.kw):
-                pixels = []
-                for v in range(vectors):
-                    col = self.name("col")
-                    self.emit(inner, f"{col} = arith.addi {col0}, %k{kw + _LANES * v} : index")
-                    x = self.name("x")
-                    if masked and v == vectors - 1:
-                        self.emit(inner, f"{x} = vector.maskedload %input[%n, %ci, {row}, {col}], %mask, %zero : {self.x_type}, vector<8xi1>, {v8} into {v8}")
-                    else:
-                        self.emit(inner, f"{x} = vector.load %input[%n, %ci, {row}, {col}] : {self.x_type}, {v8}")
-                    pixels.append(x)
-                following = []
+                pixels = []  # [row][vector]; rows read by two taps are loaded twice and CSE'd by LLVM
+                for row in input_rows:
+                    pixels.append([])
+                    for v in range(vectors):
+                        col = self.name("col")
+                        self.emit(inner, f"{col} = arith.addi {col0}, %k{kw + _LANES * v} : index")
+                        x = self.name("x")
+                        if masked and v == vectors - 1:
+                            self.emit(inner, f"{x} = vector.maskedload %input[%n, %ci, {row}, {col}], %mask, %zero : {self.x_type}, vector<8xi1>, {v8} into {v8}")
+                        else:
+                            self.emit(inner, f"{x} = vector.load %input[%n, %ci, {row}, {col}] : {self.x_type}, {v8}")
+                        pixels[-1].append(x)
                 for channel in range(CHANNELS):
                     weight, broadcast = self.name("w"), self.name("wb")
                     self.emit(inner, f"{weight} = memref.load %weights[%tile, %ci, %k{kh}, %k{kw}, %k{channel}] : {self.w_type}")
                     self.emit(inner, f"{broadcast} = vector.broadcast {weight} : f32 to {v8}")
-                    for v in range(vectors):
-                        acc = self.name("fma")
-                        self.emit(inner, f"{acc} = vector.fma {broadcast}, {pixels[v]}, {current[channel * vectors + v]} : {v8}")
-                        following.append(acc)
-                current = following
+                    for r in range(rows):
+                        for v in range(vectors):
+                            i = (channel * rows + r) * vectors + v
+                            acc = self.name("fma")
+                            self.emit(inner, f"{acc} = vector.fma {broadcast}, {pixels[r][v]}, {current[i]} : {v8}")
+                            current[i] = acc
         self.emit(inner, f"scf.yield {', '.join(current)} : {types}")
         self.emit(indent, "}")
         for channel in range(CHANNELS):
@@ -132,30 +140,52 @@ class _Writer:
             self.emit(indent, f"{out_channel} = arith.addi %f0, %k{channel} : index")
             self.emit(indent, f"{inside} = arith.cmpi ult, {out_channel}, %out_channels : index")
             self.emit(indent, f"scf.if {inside} {{")
+            body = indent + 2
             if self.conv.affine:
-                scale, shift = self.channel_value("scale", out_channel, indent + 2), self.channel_value("shift", out_channel, indent + 2)
+                scale, shift = self.channel_value("scale", out_channel, body), self.channel_value("shift", out_channel, body)
             for v in range(vectors):
                 col = self.name("col")
-                self.emit(indent + 2, f"{col} = arith.addi {col0}, %k{_LANES * v} : index")
+                self.emit(body, f"{col} = arith.addi {col0}, %k{_LANES * v} : index")
                 tail = masked and v == vectors - 1
-                value = f"{result}#{channel * vectors + v}"
-                if self.conv.affine:
-                    value = self.op(indent + 2, f"vector.fma {value}, {scale}, {shift} : {v8}")
-                if self.conv.residual:
-                    at = f"%residual[%n, {out_channel}, %oh, {col}]"
-                    if tail:
-                        residual = self.op(indent + 2, f"vector.maskedload {at}, %mask, %zero : {self.out_type}, vector<8xi1>, {v8} into {v8}")
-                    else:
-                        residual = self.op(indent + 2, f"vector.load {at} : {self.out_type}, {v8}")
-                    value = self.op(indent + 2, f"arith.addf {value}, {residual} : {v8}")
-                if self.conv.relu:
-                    positive = self.op(indent + 2, f"arith.cmpf ugt, {value}, %zero : {v8}")
-                    value = self.op(indent + 2, f"arith.select {positive}, {value}, %zero : vector<8xi1>, {v8}")
-                if tail:
-                    self.emit(indent + 2, f"vector.maskedstore %output[%n, {out_channel}, %oh, {col}], %mask, {value} : {self.out_type}, vector<8xi1>, {v8}")
+                values = []
+                for r, out_row in enumerate(self.rows):
+                    value = f"{result}#{(channel * rows + r) * vectors + v}"
+                    if self.conv.affine:
+                        value = self.op(body, f"vector.fma {value}, {scale}, {shift} : {v8}")
+                    if self.conv.residual:
+                        at = f"%residual[%n, {out_channel}, {out_row}, {col}]"
+                        if tail:
+                            residual = self.op(body, f"vector.maskedload {at}, %mask, %zero : {self.residual_type}, vector<8xi1>, {v8} into {v8}")
+                        else:
+                            residual = self.op(body, f"vector.load {at} : {self.residual_type}, {v8}")
+                        value = self.op(body, f"arith.addf {value}, {residual} : {v8}")
+                    if self.conv.relu:
+                        positive = self.op(body, f"arith.cmpf ugt, {value}, %zero : {v8}")
+                        value = self.op(body, f"arith.select {positive}, {value}, %zero : vector<8xi1>, {v8}")
+                    values.append(value)
+                if self.conv.pool2:
+                    self.store_pooled(values, out_channel, col, tail, body)
+                elif tail:
+                    self.emit(body, f"vector.maskedstore %output[%n, {out_channel}, %oh, {col}], %mask, {values[0]} : {self.out_type}, vector<8xi1>, {v8}")
                 else:
-                    self.emit(indent + 2, f"vector.store {value}, %output[%n, {out_channel}, %oh, {col}] : {self.out_type}, {v8}")
+                    self.emit(body, f"vector.store {values[0]}, %output[%n, {out_channel}, %oh, {col}] : {self.out_type}, {v8}")
             self.emit(indent, "}")
+
+    def store_pooled(self, rows: list[str], channel: str, col: str, tail: bool, indent: int) -> None:
+        """Stores the 2x2 max pool of two rows' 8-pixel vectors: 4 pixels of pooled row %p, from
+        pooled column `col` / 2 (masked by %pool_mask if `tail`). `arith.maximumf`, as
+        `linalg.pooling_nchw_max` computes it: a NaN anywhere in a window is the window's max."""
+        v8, v4 = "vector<8xf32>", "vector<4xf32>"
+        both = self.op(indent, f"arith.maximumf {rows[0]}, {rows[1]} : {v8}")
+        even = self.op(indent, f"vector.shuffle {both}, {both} [0, 2, 4, 6] : {v8}, {v8}")
+        odd = self.op(indent, f"vector.shuffle {both}, {both} [1, 3, 5, 7] : {v8}, {v8}")
+        pooled = self.op(indent, f"arith.maximumf {even}, {odd} : {v4}")
+        pooled_col = self.op(indent, f"arith.divui {col}, %k2 : index")
+        at = f"%output[%n, {channel}, %p, {pooled_col}]"
+        if tail:
+            self.emit(indent, f"vector.maskedstore {at}, %pool_mask, {pooled} : {self.out_type}, vector<4xi1>, {v4}")
+        else:
+            self.emit(indent, f"vector.store {pooled}, {at} : {self.out_type}, {v4}")
 
     def op(self, indent: int, text: str) -> str:
         """Emits `text` as the definition of a new value; returns its name."""
@@ -170,7 +200,10 @@ class _Writer:
 
     def executable(self, target: str) -> str:
         conv = self.conv
-        full, rest = divmod(conv.ow, PIXELS)
+        # Pooled: two output rows, 8-pixel chunks (4 pooled pixels), the columns a pool reads.
+        chunk = _LANES if conv.pool2 else PIXELS
+        width = conv.ow // 2 * 2 if conv.pool2 else conv.ow
+        full, rest = divmod(width, chunk)
         constants = range(max(conv.kh, conv.kw + _LANES, CHANNELS, _LANES + 1))
         body = [f"%k{i} = arith.constant {i} : index" for i in constants]
         body += [
@@ -178,26 +211,36 @@ class _Writer:
             "%c1 = arith.constant 1 : index",
             f"%channels = arith.constant {conv.c} : index",
             f"%out_channels = arith.constant {conv.f} : index",
-            f"%full_end = arith.constant {full * PIXELS} : index",
-            f"%chunk = arith.constant {PIXELS} : index",
+            f"%full_end = arith.constant {full * chunk} : index",
+            f"%chunk = arith.constant {chunk} : index",
             f"%six = arith.constant {CHANNELS} : index",
             "%zero = arith.constant dense<0.0> : vector<8xf32>",
             f"%mask = vector.constant_mask [{rest % _LANES or _LANES}] : vector<8xi1>",
             *conv.bindings(),
             "%tile = hal.interface.workgroup.id[0] : index",
-            "%oh = hal.interface.workgroup.id[1] : index",
             "%n = hal.interface.workgroup.id[2] : index",
             "%f0 = arith.muli %tile, %six : index",
         ]
+        if conv.pool2:
+            body += [
+                f"%pool_mask = vector.constant_mask [{rest // 2 or 4}] : vector<4xi1>",
+                "%p = hal.interface.workgroup.id[1] : index",
+                "%oh = arith.muli %p, %k2 : index",
+                "%oh_next = arith.addi %oh, %c1 : index",
+            ]
+            self.rows = ["%oh", "%oh_next"]
+        else:
+            body.append("%oh = hal.interface.workgroup.id[1] : index")
+            self.rows = ["%oh"]
         for line in body:
             self.emit(10, line)
+        vectors = chunk // _LANES
         if full:
             self.emit(10, "scf.for %col0 = %c0 to %full_end step %chunk {")
-            self.chunk("%col0", PIXELS // _LANES, False, 12)
+            self.chunk("%col0", vectors, False, 12)
             self.emit(10, "}")
         if rest:
             self.chunk("%full_end", _ceil_div(rest, _LANES), rest % _LANES != 0, 10)
         self.emit(10, "return")
-        counts = (conv.filter_tiles, conv.oh, conv.n)
+        counts = (conv.filter_tiles, conv.oh // 2 if conv.pool2 else conv.oh, conv.n)
         return conv.kernel_executable(target, counts, "\n".join(self.lines))
-

@@ -216,3 +216,59 @@ func.func @untouched(%x: tensor<1x3x18x18xf32>, %w: tensor<2x3x3x3x6xf32>, %g: t
   } -> tensor<1x8x16x16xf32>
   return %y, %r0, %r1, %r2, %r3 : tensor<1x8x16x16xf32>, tensor<1x8x16x16xf32>, tensor<1x8x16x16xf32>, tensor<1x8x16x16xf32>, tensor<1x8x16x16xf32>
 }
+
+// -----
+
+#id = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+#par = ["parallel", "parallel", "parallel", "parallel"]
+
+// A 2x2 max pool of stride 2 into a fill of -inf after the row kernel's ReLU: `_relu_pool2`, the
+// call's result the pooled tensor (odd rows and columns floored: 17x19 -> 8x9); the pool's fill
+// is gone. The pixel-tile kernel does not pool: its ReLU folds, the pool stays. A pool into
+// another init, or of stride 1, stays too.
+// CHECK-LABEL: func.func @pooled
+// CHECK:         %[[Y:.*]] = call @strata_kernel_conv6x16_n1_c3_h19_w21_f8_k3x3_relu_pool2(%{{.*}}, %{{.*}}) : (tensor<1x3x19x21xf32>, tensor<2x3x3x3x6xf32>) -> tensor<1x8x8x9xf32>
+// CHECK:         %[[P:.*]] = call @strata_kernel_conv6p16c_n1_c4_h9_w9_f16_k3x3_s2x2_d1x1_relu(
+// CHECK:         %[[PP:.*]] = linalg.pooling_nchw_max {{.*}} ins(%[[P]], %{{.*}} : tensor<1x16x4x4xf32>, tensor<2x2xf32>)
+// CHECK:         %[[Z:.*]] = call @strata_kernel_conv6x16_n1_c3_h19_w21_f8_k3x3(
+// CHECK:         %[[ZP:.*]] = linalg.pooling_nchw_max {{.*}} ins(%[[Z]], %{{.*}} : tensor<1x8x17x19xf32>, tensor<2x2xf32>)
+// CHECK:         %[[S:.*]] = call @strata_kernel_conv6x16_n1_c3_h19_w21_f8_k3x3(
+// CHECK:         %[[SP:.*]] = linalg.pooling_nchw_max {{.*}} ins(%[[S]], %{{.*}} : tensor<1x8x17x19xf32>, tensor<2x2xf32>)
+// CHECK:         return %[[Y]], %[[PP]], %[[ZP]], %[[SP]]
+func.func private @strata_kernel_conv6x16_n1_c3_h19_w21_f8_k3x3(tensor<1x3x19x21xf32>, tensor<2x3x3x3x6xf32>) -> tensor<1x8x17x19xf32>
+func.func private @strata_kernel_conv6p16c_n1_c4_h9_w9_f16_k3x3_s2x2_d1x1(tensor<1x4x9x9xf32>, tensor<1x4x3x3x16xf32>) -> tensor<1x16x4x4xf32>
+func.func @pooled(%x: tensor<1x3x19x21xf32>, %w: tensor<2x3x3x3x6xf32>, %x2: tensor<1x4x9x9xf32>, %w2: tensor<1x4x3x3x16xf32>)
+    -> (tensor<1x8x8x9xf32>, tensor<1x16x2x2xf32>, tensor<1x8x8x9xf32>, tensor<1x8x16x18xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %ninf = arith.constant 0xFF800000 : f32
+  %window = tensor.empty() : tensor<2x2xf32>
+  %e = tensor.empty() : tensor<1x8x17x19xf32>
+  %pe = tensor.empty() : tensor<1x8x8x9xf32>
+  %init = linalg.fill ins(%ninf : f32) outs(%pe : tensor<1x8x8x9xf32>) -> tensor<1x8x8x9xf32>
+  %y = call @strata_kernel_conv6x16_n1_c3_h19_w21_f8_k3x3(%x, %w) : (tensor<1x3x19x21xf32>, tensor<2x3x3x3x6xf32>) -> tensor<1x8x17x19xf32>
+  %r = linalg.generic {indexing_maps = [#id, #id], iterator_types = #par} ins(%y : tensor<1x8x17x19xf32>) outs(%e : tensor<1x8x17x19xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %p = arith.cmpf ugt, %a, %zero : f32
+    %s = arith.select %p, %a, %zero : f32
+    linalg.yield %s : f32
+  } -> tensor<1x8x17x19xf32>
+  %pooled = linalg.pooling_nchw_max {dilations = dense<1> : vector<2xi64>, strides = dense<2> : vector<2xi64>} ins(%r, %window : tensor<1x8x17x19xf32>, tensor<2x2xf32>) outs(%init : tensor<1x8x8x9xf32>) -> tensor<1x8x8x9xf32>
+  %e2 = tensor.empty() : tensor<1x16x4x4xf32>
+  %p2 = call @strata_kernel_conv6p16c_n1_c4_h9_w9_f16_k3x3_s2x2_d1x1(%x2, %w2) : (tensor<1x4x9x9xf32>, tensor<1x4x3x3x16xf32>) -> tensor<1x16x4x4xf32>
+  %r2 = linalg.generic {indexing_maps = [#id, #id], iterator_types = #par} ins(%p2 : tensor<1x16x4x4xf32>) outs(%e2 : tensor<1x16x4x4xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %m = arith.maximumf %a, %zero : f32
+    linalg.yield %m : f32
+  } -> tensor<1x16x4x4xf32>
+  %pe2 = tensor.empty() : tensor<1x16x2x2xf32>
+  %init2 = linalg.fill ins(%ninf : f32) outs(%pe2 : tensor<1x16x2x2xf32>) -> tensor<1x16x2x2xf32>
+  %pooled2 = linalg.pooling_nchw_max {dilations = dense<1> : vector<2xi64>, strides = dense<2> : vector<2xi64>} ins(%r2, %window : tensor<1x16x4x4xf32>, tensor<2x2xf32>) outs(%init2 : tensor<1x16x2x2xf32>) -> tensor<1x16x2x2xf32>
+  %z = call @strata_kernel_conv6x16_n1_c3_h19_w21_f8_k3x3(%x, %w) : (tensor<1x3x19x21xf32>, tensor<2x3x3x3x6xf32>) -> tensor<1x8x17x19xf32>
+  %zeros = linalg.fill ins(%zero : f32) outs(%pe : tensor<1x8x8x9xf32>) -> tensor<1x8x8x9xf32>
+  %pooled3 = linalg.pooling_nchw_max {dilations = dense<1> : vector<2xi64>, strides = dense<2> : vector<2xi64>} ins(%z, %window : tensor<1x8x17x19xf32>, tensor<2x2xf32>) outs(%zeros : tensor<1x8x8x9xf32>) -> tensor<1x8x8x9xf32>
+  %s = call @strata_kernel_conv6x16_n1_c3_h19_w21_f8_k3x3(%x, %w) : (tensor<1x3x19x21xf32>, tensor<2x3x3x3x6xf32>) -> tensor<1x8x17x19xf32>
+  %se = tensor.empty() : tensor<1x8x16x18xf32>
+  %sinit = linalg.fill ins(%ninf : f32) outs(%se : tensor<1x8x16x18xf32>) -> tensor<1x8x16x18xf32>
+  %pooled4 = linalg.pooling_nchw_max {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ins(%s, %window : tensor<1x8x17x19xf32>, tensor<2x2xf32>) outs(%sinit : tensor<1x8x16x18xf32>) -> tensor<1x8x16x18xf32>
+  return %pooled, %pooled2, %pooled3, %pooled4 : tensor<1x8x8x9xf32>, tensor<1x16x2x2xf32>, tensor<1x8x8x9xf32>, tensor<1x8x16x18xf32>
+}

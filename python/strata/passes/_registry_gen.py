@@ -158,9 +158,14 @@ PASSES = ({'anchor': 'builtin.module',
                  "    when the module loads); then one addition of a tensor of the output's\n"
                  '    shape (a residual; nothing affine after it); then a ReLU (`arith.cmpf\n'
                  '    ugt` and `arith.select` against 0.0, as Torch-MLIR writes it, or\n'
-                 '    `arith.maximumf` with 0.0), which ends the chain. The call becomes one\n'
+                 '    `arith.maximumf` with 0.0), which ends the chain. For the row kernel\n'
+                 '    (`strata.direct_conv`), a `linalg.pooling_nchw_max` after that with a\n'
+                 '    2x2 window, stride 2, no dilation, into a fill of -inf (`MaxPool2d(2)`)\n'
+                 '    folds too: the kernel computes two output rows at a time and stores\n'
+                 '    their pool. The call becomes one\n'
                  '    of the same kernel with the epilogue named in its symbol\n'
-                 "    (`..._affine_residual_relu`), where the chain's last op was; the chain\n"
+                 "    (`..._affine_residual_relu_pool2`), where the chain's last op was; the "
+                 'chain\n'
                  '    and what only it used are erased, and the kernel declarations are\n'
                  '    brought up to date.\n'
                  '\n'
@@ -169,8 +174,8 @@ PASSES = ({'anchor': 'builtin.module',
                  "    differ from the unfused chain's in the last bits.",
   'module': 'fuse_conv_epilogue',
   'options': (),
-  'summary': 'Fold the per-channel affine ops, residual addition and ReLU that follow a call of '
-             "strata's convolution kernels into the kernel",
+  'summary': 'Fold the per-channel affine ops, residual addition, ReLU and 2x2 max pool that '
+             "follow a call of strata's convolution kernels into the kernel",
   'td_file': 'passes/fuse_conv_epilogue.td'},
  {'anchor': 'builtin.module',
   'argument': 'strata-lower-probes',

@@ -4,7 +4,8 @@ A convolution strata hands to a kernel of its own is a dispatch IREE cannot fuse
 bias, batch norm and ReLU after it (five elementwise ops as Torch-MLIR lowers a `Conv2d`,
 `BatchNorm2d`, `ReLU`) became a dispatch that read and wrote the whole output once more: on the
 small CNN, a quarter of the time per call went to those and the pooling. The kernels apply them
-in registers instead (`strata.conv_kernel`), from one scale and one shift per output channel.
+in registers instead (`strata.conv_kernel`), from one scale and one shift per output channel,
+and the row kernel pools 2x2 too, so that the CNN's convolutions write a quarter of their output.
 """
 
 from dataclasses import dataclass, field
@@ -20,7 +21,7 @@ _UGT = 9  # arith::CmpFPredicate::UGT
 _AFFINE = {"arith.addf": "add", "arith.subf": "sub", "arith.mulf": "mul", "arith.divf": "div"}
 _AFFINE_SWAPPED = {"arith.addf": "add", "arith.subf": "rsub", "arith.mulf": "mul"}
 # Ops with no effect but their results, which the rewrite may leave unused.
-_PURE = {"linalg.broadcast", "linalg.generic", "tensor.empty", "tensor.expand_shape", "tensor.collapse_shape", "arith.constant"}
+_PURE = {"linalg.broadcast", "linalg.fill", "linalg.generic", "tensor.empty", "tensor.expand_shape", "tensor.collapse_shape", "arith.constant"}
 
 
 @dataclass
@@ -33,6 +34,7 @@ class _Chain:
     steps: list[tuple[str, int]] = field(default_factory=list)
     residual: ir.Value | None = None
     relu: bool = False
+    pool2: bool = False
     ops: list[ir.Operation] = field(default_factory=list)
 
 
@@ -136,7 +138,24 @@ def _step(generic: ir.Operation, value: ir.Value, f: int, chain: _Chain) -> bool
     return True
 
 
-def _chain(call: ir.Operation, f: int) -> _Chain:
+def _is_pool2(op: ir.Operation, value: ir.Value) -> bool:
+    """Whether `op` is a 2x2 max pool of stride 2 of `value` (into a fill of -inf, so nothing but
+    the window counts), as Torch-MLIR lowers `MaxPool2d(2)`."""
+    if op.name != "linalg.pooling_nchw_max" or list(op.operands)[0] != value:
+        return False
+    steps = [[int(v) for v in ir.DenseIntElementsAttr(op.attributes[name])] for name in ("strides", "dilations")]
+    if steps != [[2, 2], [1, 1]] or list(ir.RankedTensorType(op.operands[1].type).shape) != [2, 2]:
+        return False
+    fill = op.operands[2].owner
+    if not isinstance(fill, ir.OpView) or fill.operation.name != "linalg.fill":
+        return False
+    init = fill.operation.operands[0].owner
+    if not isinstance(init, ir.OpView) or init.operation.name != "arith.constant":
+        return False
+    return ir.FloatAttr(init.operation.attributes["value"]).value == float("-inf")
+
+
+def _chain(call: ir.Operation, kernel) -> _Chain:
     chain = _Chain()
     value = call.results[0]
     while True:
@@ -144,10 +163,14 @@ def _chain(call: ir.Operation, f: int) -> _Chain:
         if len(uses) != 1:
             break
         user = uses[0].owner.operation
-        if user.name != "linalg.generic" or not _step(user, value, f, chain):
-            break
-        chain.ops.append(user)
-        value = user.results[0]
+        if user.name == "linalg.generic" and _step(user, value, kernel.f, chain):
+            chain.ops.append(user)
+            value = user.results[0]
+            continue
+        if kernel.POOLS and _is_pool2(user, value):
+            chain.pool2 = True
+            chain.ops.append(user)
+        break
     return chain
 
 
@@ -195,12 +218,12 @@ def _scale_shift(chain: _Chain, f: int) -> list[str]:
 
 def _fuse(call: ir.Operation) -> None:
     kernel = kernel_of(call.attributes["callee"].value)
-    if kernel is None or kernel.affine or kernel.residual or kernel.relu:
+    if kernel is None or kernel.affine or kernel.residual or kernel.relu or kernel.pool2:
         return
-    chain = _chain(call, kernel.f)
+    chain = _chain(call, kernel)
     if not chain.ops:
         return
-    fused = kernel.with_epilogue(affine=bool(chain.steps), residual=chain.residual is not None, relu=chain.relu)
+    fused = kernel.with_epilogue(affine=bool(chain.steps), residual=chain.residual is not None, relu=chain.relu, pool2=chain.pool2)
     x_type, w_type = (str(v.type) for v in call.operands)
     y_type = fused.types()[-1]
     args = [f"%x: {x_type}", f"%w: {w_type}"]
@@ -209,7 +232,7 @@ def _fuse(call: ir.Operation) -> None:
         args.append(f"%v{i}: {value.type}")
         values.append(value)
     if chain.residual is not None:
-        args.append(f"%residual: {y_type}")
+        args.append(f"%residual: {chain.residual.type}")
         values.append(chain.residual)
     lines = [f"func.func @lowered({', '.join(args)}) -> {y_type} {{"]
     operands = ["%x", "%w"]

@@ -141,6 +141,36 @@ def test_epilogues_match_eager(avx2_host, batch):
     assert_matches_eager(results, model, args)
 
 
+class Pools(nn.Module):
+    """2x2 max pools the row kernel takes into its epilogue: after a residual and a ReLU (rows of
+    21 pixels: pooled rows of 10, one chunk of 8 convolved pixels and a masked one of 4; 13 rows,
+    the last not pooled; 10 output channels), and right after a convolution with a bias (rows of
+    19: the last column not pooled, a masked chunk of 2; 7 output channels)."""
+
+    def __init__(self):
+        super().__init__()
+        self.a, self.bn_a = nn.Conv2d(3, 10, 3, padding=1), nn.BatchNorm2d(10)
+        self.b = nn.Conv2d(10, 10, 3, padding=1, bias=False)
+        self.c = nn.Conv2d(3, 7, 3)
+        self.pool = nn.MaxPool2d(2)
+
+    def forward(self, x):
+        a = torch.relu(self.bn_a(self.a(x)))
+        return self.pool(torch.relu(self.b(a) + a)), self.pool(self.c(x))
+
+
+@pytest.mark.parametrize("batch", [1, 2])
+def test_pools_match_eager(avx2_host, batch):
+    torch.manual_seed(0)
+    model, args = Pools().eval(), (torch.randn(batch, 3, 13, 21),)
+    linalg, results = linalg_and_run(model, args)
+    calls = [line for line in linalg.splitlines() if KERNEL_CALL in line]
+    assert len(calls) == 3 and "linalg.pooling_nchw_max" not in linalg
+    assert sum("_affine_relu(" in c for c in calls) == 1 and sum("_residual_relu_pool2(" in c for c in calls) == 1
+    assert sum("_affine_pool2(" in c for c in calls) == 1
+    assert_matches_eager(results, model, args)
+
+
 def test_narrow_rows_and_strides_stay_tiled(avx2_host):
     """Rows of 12 pixels and a stride of 2, with 8 output channels (not whole tiles of 16 for the
     pixel-tile kernel), are IREE's mmt4d of strata's patches, as before."""
@@ -165,6 +195,10 @@ def test_symbol_names_the_shapes():
     assert len(fused.types()) == 6 and fused.types()[2] == "tensor<64xf32>" and fused.types()[4] == fused.types()[5]
     relu = conv.with_epilogue(affine=False, residual=False, relu=True)
     assert relu.symbol == conv.symbol + "_relu" and DirectConv.from_symbol(relu.symbol) == relu
+    pooled = conv.with_epilogue(affine=False, residual=True, relu=True, pool2=True)
+    assert pooled.symbol == conv.symbol + "_residual_relu_pool2" and kernel_of(pooled.symbol) == pooled
+    assert pooled.types()[2] == "tensor<2x64x56x56xf32>" and pooled.types()[3] == "tensor<2x64x28x28xf32>"
+    assert PixelTileConv.from_symbol(pixels.symbol + "_pool2") is None  # only the row kernel pools
 
 
 def _calling_module(conv) -> str:
