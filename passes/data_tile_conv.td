@@ -58,6 +58,20 @@ def DataTileConv : Pass<"strata-data-tile-conv", "ModuleOp"> {
     `[F/16][C][KH][KW][16]` and the call is of
     `@strata_kernel_conv6p16c_<shapes>_s<SH>x<SW>_d<DH>x<DW>`.
 
+    With `winograd-min-channels` set, 3x3 stride-1 undilated f32
+    convolutions with at least that many input channels (in whole 4s),
+    output channels in whole 16s and at least 16 tiles of 2x2 output pixels
+    go to strata's Winograd F(2x2, 3x3) kernels (`strata.winograd_conv`,
+    2.25x fewer multiplications than the direct kernels): the input is
+    padded to whole tiles and transformed by a call of
+    `@strata_kernel_winograd_in_<shapes>` into `[N][16][T/6][C][6]`, the
+    filter by a `linalg.generic` computing `G g G^T` into `[16][F/16][C][16]`
+    (constant for constant weights: computed when the module loads, which
+    needs IREE's `--iree-opt-const-expr-max-size-increase-threshold` above
+    the 7/9 of the filter's size that it grows by), and a call of
+    `@strata_kernel_winograd2x2_<shapes>` computes the products and the
+    output. Winograd takes precedence over the other two kernels.
+
     Rewritten: `linalg.conv_2d_nchw_fchw` with static shapes and one float
     element type, any strides and dilations. Grouped and depthwise
     convolutions, other layouts and dynamic shapes are left to IREE.
@@ -70,5 +84,7 @@ def DataTileConv : Pass<"strata-data-tile-conv", "ModuleOp"> {
            "Output row width from which stride-1 f32 convolutions go to strata's direct kernel (0: none)">,
     Option<"pixelTiles", "pixel-tiles", "bool", "false",
            "Send the other f32 convolutions with output channels in whole 16s to strata's pixel-tile kernel">,
+    Option<"winogradMinChannels", "winograd-min-channels", "int64_t", "0",
+           "Input channels from which 3x3 stride-1 f32 convolutions with output channels in whole 16s go to strata's Winograd kernels (0: none)">,
   ];
 }

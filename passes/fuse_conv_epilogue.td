@@ -26,10 +26,11 @@ def FuseConvEpilogue : Pass<"strata-fuse-conv-epilogue", "ModuleOp"> {
     shape (a residual; nothing affine after it); then a ReLU (`arith.cmpf
     ugt` and `arith.select` against 0.0, as Torch-MLIR writes it, or
     `arith.maximumf` with 0.0), which ends the chain. For the row kernel
-    (`strata.direct_conv`), a `linalg.pooling_nchw_max` after that with a
+    (`strata.direct_conv`) and the Winograd kernel
+    (`strata.winograd_conv`), a `linalg.pooling_nchw_max` after that with a
     2x2 window, stride 2, no dilation, into a fill of -inf (`MaxPool2d(2)`)
-    folds too: the kernel computes two output rows at a time and stores
-    their pool. The call becomes one
+    folds too: the row kernel computes two output rows at a time and stores
+    their pool, the Winograd kernel the max of each 2x2 output tile. The call becomes one
     of the same kernel with the epilogue named in its symbol
     (`..._affine_residual_relu_pool2`), where the chain's last op was; the chain
     and what only it used are erased, and the kernel declarations are

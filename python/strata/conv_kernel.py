@@ -2,13 +2,14 @@
 
 A kernel is named in the linalg stage by the symbol of a private function it stands for (its
 kind, its shapes, its epilogue), so `strata.kernel_calls` can rebuild it from a declaration
-alone. Both kernels (`strata.direct_conv`, `strata.pixel_tile_conv`) read an f32 input
-[n][c][hp][wp] with its padding applied and a filter packed into tiles of `TILE` output channels,
-and write [n][f][oh][ow]; IREE could not fuse what follows a convolution into a dispatch of
-strata's, so the kernels take it themselves: an epilogue of a per-output-channel scale and shift
+alone. The direct kernels (`strata.direct_conv`, `strata.pixel_tile_conv`) read an f32 input
+[n][c][hp][wp] with its padding applied and a filter packed into tiles of `TILE` output channels
+(`strata.winograd_conv` their transforms), and write [n][f][oh][ow]. IREE could not fuse what
+follows a convolution into a dispatch of strata's, so the kernels take it themselves: an
+epilogue of a per-output-channel scale and shift
 (a bias, a batch norm in inference: `y * scale[f] + shift[f]`, one FMA per vector), the addition
 of a tensor of the output's shape (a residual), and a ReLU, in that order, applied to the
-registers before they are stored, and for the row kernel a 2x2 max pool of stride 2 after that
+registers before they are stored, and for the row and Winograd kernels a 2x2 max pool of stride 2
 (the output is then the pooled one; strata-fuse-conv-epilogue finds them in the linalg stage).
 """
 
@@ -120,20 +121,26 @@ class ConvKernel:
         ]
 
     def kernel_executable(self, target: str, counts: tuple[int, int, int], body: str) -> str:
-        """A `hal.executable` of one export and function named by `symbol`, for `target`: `body`
-        (indented MLIR text ending in `return`, after `bindings`) on a static grid of `counts`
-        workgroups. IREE links the executables of a module into one, where names must differ."""
-        x, y, z = counts
-        return f"""hal.executable private @{self.symbol} {{
+        """The `hal.executable` of this kernel for `target`: see `executable_text`."""
+        return executable_text(self.symbol, target, len(self.operands()), counts, body)
+
+
+def executable_text(symbol: str, target: str, bindings: int, counts: tuple[int, int, int], body: str) -> str:
+    """A `hal.executable` of one export and function named `symbol`, for `target`: `body`
+    (indented MLIR text ending in `return`, defining the `bindings` of `layout(bindings)` itself)
+    on a static grid of `counts` workgroups. IREE links the executables of a module into one,
+    where names must differ."""
+    x, y, z = counts
+    return f"""hal.executable private @{symbol} {{
   hal.executable.variant public @cpu target({target}) {{
-    hal.executable.export public @{self.symbol} ordinal(0) layout({layout(len(self.operands()))}) count(%device: !hal.device) -> (index, index, index) {{
+    hal.executable.export public @{symbol} ordinal(0) layout({layout(bindings)}) count(%device: !hal.device) -> (index, index, index) {{
       %x = arith.constant {x} : index
       %y = arith.constant {y} : index
       %z = arith.constant {z} : index
       hal.return %x, %y, %z : index, index, index
     }}
     builtin.module {{
-      func.func @{self.symbol}() {{
+      func.func @{symbol}() {{
 {body}
       }}
     }}

@@ -7,6 +7,7 @@
 // RUN: strata-opt --split-input-file --strata-data-tile-conv='direct-min-width=16' %s | FileCheck %s --check-prefix=DIRECT
 // RUN: not strata-opt --strata-data-tile-conv='direct-min-width=-1' %s 2>&1 | FileCheck %s --check-prefix=BAD-DIRECT
 // RUN: strata-opt --split-input-file --strata-data-tile-conv='direct-min-width=16 pixel-tiles=true' %s | FileCheck %s --check-prefix=PIXELS
+// RUN: strata-opt --split-input-file --strata-data-tile-conv='direct-min-width=16 pixel-tiles=true winograd-min-channels=16' %s | FileCheck %s --check-prefix=WINOGRAD
 
 // Batch 1, rows of 56 pixels (fourteen tiles of 4), 64 output channels (four tiles of 16), zero
 // init. The patches are gathered straight into the mmt4d's tiles, [1][56][14][32][3][3][4][1],
@@ -255,4 +256,51 @@ func.func @pixel_tiles(%x: tensor<1x8x21x21xf32>, %w: tensor<32x8x3x3xf32>, %v: 
   %z2 = linalg.fill ins(%zero : f32) outs(%e2 : tensor<1x12x10x10xf32>) -> tensor<1x12x10x10xf32>
   %b = linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<2> : vector<2xi64>} ins(%x, %v : tensor<1x8x21x21xf32>, tensor<12x8x3x3xf32>) outs(%z2 : tensor<1x12x10x10xf32>) -> tensor<1x12x10x10xf32>
   return %a, %b : tensor<1x32x9x9xf32>, tensor<1x12x10x10xf32>
+}
+
+// -----
+
+// Winograd: with winograd-min-channels=16, a 3x3 stride-1 convolution of 16 input channels
+// (whole 4s) into 32 output channels (whole 16s) with 4 x 5 = 20 tiles of 2x2 output pixels
+// (7x9 pixels: the last row and column of tiles half outside) goes to strata's Winograd kernels.
+// The input is padded to whole tiles and whole groups of 8 tiles along a row (2 * 4 + 2 = 10
+// rows, 16 * 1 + 2 = 18 columns) and transformed into V [1][16][4 register tiles of 6][16][6];
+// the filter G g G^T (G a constant, which the rewrite moves to the function's start) is a generic over the (constant) filter, [4][4][2][16][16] collapsed to
+// [16][2][16][16]; the call of the product kernel takes both; the bias is added after. Left to
+// the other kernels: 12 input channels (not at least 16), 14 (not whole 4s), 24 output channels
+// (not whole 16s), 3 x 3 tiles (fewer than 16), stride 2.
+// WINOGRAD-LABEL: func.func @winograd
+// WINOGRAD-SAME:    (%[[X:.*]]: tensor<1x16x9x11xf32>, %[[W:.*]]: tensor<32x16x3x3xf32>
+// WINOGRAD:         %[[G:.*]] = arith.constant dense<{{\[\[}}1.000000e+00, 0.000000e+00, 0.000000e+00], [5.000000e-01, 5.000000e-01, 5.000000e-01], [5.000000e-01, -5.000000e-01, 5.000000e-01], [0.000000e+00, 0.000000e+00, 1.000000e+00]]> : tensor<4x3xf32>
+// WINOGRAD:         %[[XP:.*]] = tensor.pad %[[X]] low[0, 0, 0, 0] high[0, 0, 1, 7]
+// WINOGRAD:         %[[V:.*]] = call @strata_kernel_winograd_in_n1_c16_h10_w18_t4x5(%[[XP]]) : (tensor<1x16x10x18xf32>) -> tensor<1x16x4x16x6xf32>
+// WINOGRAD:         %[[U5:.*]] = linalg.generic {{.*}} iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "reduction", "reduction"]} ins(%[[G]], %[[W]], %[[G]] : tensor<4x3xf32>, tensor<32x16x3x3xf32>, tensor<4x3xf32>) outs(%{{.*}} : tensor<4x4x2x16x16xf32>)
+// WINOGRAD:         %[[U:.*]] = tensor.collapse_shape %[[U5]] {{\[\[}}0, 1], [2], [3], [4]] : tensor<4x4x2x16x16xf32> into tensor<16x2x16x16xf32>
+// WINOGRAD:         %[[Y:.*]] = call @strata_kernel_winograd2x2_n1_c16_h9_w11_f32_k3x3(%[[V]], %[[U]]) : (tensor<1x16x4x16x6xf32>, tensor<16x2x16x16xf32>) -> tensor<1x32x7x9xf32>
+// WINOGRAD:         arith.addf
+// WINOGRAD-NOT:     call @strata_kernel_winograd
+// WINOGRAD:         return
+// WINOGRAD-DAG:   func.func private @strata_kernel_winograd_in_n1_c16_h10_w18_t4x5(tensor<1x16x10x18xf32>) -> tensor<1x16x4x16x6xf32>
+// WINOGRAD-DAG:   func.func private @strata_kernel_winograd2x2_n1_c16_h9_w11_f32_k3x3(tensor<1x16x4x16x6xf32>, tensor<16x2x16x16xf32>) -> tensor<1x32x7x9xf32>
+#id = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+func.func @winograd(%x: tensor<1x16x9x11xf32>, %w: tensor<32x16x3x3xf32>, %bias: tensor<1x32x7x9xf32>, %x12: tensor<1x12x9x11xf32>,
+                    %w12: tensor<32x12x3x3xf32>, %x14: tensor<1x14x9x11xf32>, %w14: tensor<32x14x3x3xf32>, %w24: tensor<24x16x3x3xf32>,
+                    %small: tensor<1x16x8x8xf32>)
+    -> (tensor<1x32x7x9xf32>, tensor<1x32x7x9xf32>, tensor<1x32x7x9xf32>, tensor<1x24x7x9xf32>, tensor<1x32x6x6xf32>, tensor<1x32x4x5xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<1x32x7x9xf32>
+  %z = linalg.fill ins(%zero : f32) outs(%e : tensor<1x32x7x9xf32>) -> tensor<1x32x7x9xf32>
+  %a = linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ins(%x, %w : tensor<1x16x9x11xf32>, tensor<32x16x3x3xf32>) outs(%bias : tensor<1x32x7x9xf32>) -> tensor<1x32x7x9xf32>
+  %b = linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ins(%x12, %w12 : tensor<1x12x9x11xf32>, tensor<32x12x3x3xf32>) outs(%z : tensor<1x32x7x9xf32>) -> tensor<1x32x7x9xf32>
+  %c = linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ins(%x14, %w14 : tensor<1x14x9x11xf32>, tensor<32x14x3x3xf32>) outs(%z : tensor<1x32x7x9xf32>) -> tensor<1x32x7x9xf32>
+  %e24 = tensor.empty() : tensor<1x24x7x9xf32>
+  %z24 = linalg.fill ins(%zero : f32) outs(%e24 : tensor<1x24x7x9xf32>) -> tensor<1x24x7x9xf32>
+  %d = linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ins(%x, %w24 : tensor<1x16x9x11xf32>, tensor<24x16x3x3xf32>) outs(%z24 : tensor<1x24x7x9xf32>) -> tensor<1x24x7x9xf32>
+  %e6 = tensor.empty() : tensor<1x32x6x6xf32>
+  %z6 = linalg.fill ins(%zero : f32) outs(%e6 : tensor<1x32x6x6xf32>) -> tensor<1x32x6x6xf32>
+  %f = linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ins(%small, %w : tensor<1x16x8x8xf32>, tensor<32x16x3x3xf32>) outs(%z6 : tensor<1x32x6x6xf32>) -> tensor<1x32x6x6xf32>
+  %e2 = tensor.empty() : tensor<1x32x4x5xf32>
+  %z2 = linalg.fill ins(%zero : f32) outs(%e2 : tensor<1x32x4x5xf32>) -> tensor<1x32x4x5xf32>
+  %g = linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<2> : vector<2xi64>} ins(%x, %w : tensor<1x16x9x11xf32>, tensor<32x16x3x3xf32>) outs(%z2 : tensor<1x32x4x5xf32>) -> tensor<1x32x4x5xf32>
+  return %a, %b, %c, %d, %f, %g : tensor<1x32x7x9xf32>, tensor<1x32x7x9xf32>, tensor<1x32x7x9xf32>, tensor<1x24x7x9xf32>, tensor<1x32x6x6xf32>, tensor<1x32x4x5xf32>
 }

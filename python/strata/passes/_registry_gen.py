@@ -55,6 +55,20 @@ PASSES = ({'anchor': 'builtin.module',
                  '    `[F/16][C][KH][KW][16]` and the call is of\n'
                  '    `@strata_kernel_conv6p16c_<shapes>_s<SH>x<SW>_d<DH>x<DW>`.\n'
                  '\n'
+                 '    With `winograd-min-channels` set, 3x3 stride-1 undilated f32\n'
+                 '    convolutions with at least that many input channels (in whole 4s),\n'
+                 '    output channels in whole 16s and at least 16 tiles of 2x2 output pixels\n'
+                 "    go to strata's Winograd F(2x2, 3x3) kernels (`strata.winograd_conv`,\n"
+                 '    2.25x fewer multiplications than the direct kernels): the input is\n'
+                 '    padded to whole tiles and transformed by a call of\n'
+                 '    `@strata_kernel_winograd_in_<shapes>` into `[N][16][T/6][C][6]`, the\n'
+                 '    filter by a `linalg.generic` computing `G g G^T` into `[16][F/16][C][16]`\n'
+                 '    (constant for constant weights: computed when the module loads, which\n'
+                 "    needs IREE's `--iree-opt-const-expr-max-size-increase-threshold` above\n"
+                 "    the 7/9 of the filter's size that it grows by), and a call of\n"
+                 '    `@strata_kernel_winograd2x2_<shapes>` computes the products and the\n'
+                 '    output. Winograd takes precedence over the other two kernels.\n'
+                 '\n'
                  '    Rewritten: `linalg.conv_2d_nchw_fchw` with static shapes and one float\n'
                  '    element type, any strides and dilations. Grouped and depthwise\n'
                  '    convolutions, other layouts and dynamic shapes are left to IREE.',
@@ -80,7 +94,13 @@ PASSES = ({'anchor': 'builtin.module',
                               "to strata's pixel-tile kernel",
                'is_list': False,
                'name': 'pixel-tiles',
-               'type': 'bool'}),
+               'type': 'bool'},
+              {'default': '0',
+               'description': 'Input channels from which 3x3 stride-1 f32 convolutions with output '
+                              "channels in whole 16s go to strata's Winograd kernels (0: none)",
+               'is_list': False,
+               'name': 'winograd-min-channels',
+               'type': 'int64_t'}),
   'summary': 'Compute static float NCHW convolutions as linalg.mmt4d of an im2col written straight '
              "into tiles, for IREE's CPU codegen",
   'td_file': 'passes/data_tile_conv.td'},
@@ -159,10 +179,12 @@ PASSES = ({'anchor': 'builtin.module',
                  '    shape (a residual; nothing affine after it); then a ReLU (`arith.cmpf\n'
                  '    ugt` and `arith.select` against 0.0, as Torch-MLIR writes it, or\n'
                  '    `arith.maximumf` with 0.0), which ends the chain. For the row kernel\n'
-                 '    (`strata.direct_conv`), a `linalg.pooling_nchw_max` after that with a\n'
+                 '    (`strata.direct_conv`) and the Winograd kernel\n'
+                 '    (`strata.winograd_conv`), a `linalg.pooling_nchw_max` after that with a\n'
                  '    2x2 window, stride 2, no dilation, into a fill of -inf (`MaxPool2d(2)`)\n'
-                 '    folds too: the kernel computes two output rows at a time and stores\n'
-                 '    their pool. The call becomes one\n'
+                 '    folds too: the row kernel computes two output rows at a time and stores\n'
+                 '    their pool, the Winograd kernel the max of each 2x2 output tile. The call '
+                 'becomes one\n'
                  '    of the same kernel with the epilogue named in its symbol\n'
                  "    (`..._affine_residual_relu_pool2`), where the chain's last op was; the "
                  'chain\n'

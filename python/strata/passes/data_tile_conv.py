@@ -14,7 +14,7 @@ import math
 
 from torch_mlir import ir
 
-from strata import pixel_tile_conv
+from strata import pixel_tile_conv, winograd_conv
 from strata.direct_conv import CHANNELS, DirectConv
 from strata.errors import StrataError
 from strata.ir_splice import splice_each, tensor_type
@@ -150,6 +150,61 @@ def _pixel_tiles(op: ir.Operation) -> tuple[str, list[ir.Value]] | None:
     return _kernel_call(op, conv, pixel_tile_conv.CHANNELS)
 
 
+def _winograd(op: ir.Operation, min_channels: int) -> tuple[str, list[ir.Value]] | None:
+    """`@lowered` computing `op` by strata's Winograd F(2x2, 3x3) kernels
+    (`strata.winograd_conv`), or None where they do not apply: 3x3, stride 1, no dilation, output
+    channels in whole 16s, input channels in whole 4s and at least `min_channels` of them, and
+    at least `winograd_conv.MIN_TILES` tiles."""
+    if not _f32_static(op) or _pair(op, "strides") != [1, 1] or _pair(op, "dilations") != [1, 1]:
+        return None
+    (n, c, h, width), (f, _, kh, kw) = (list(v.type.shape) for v in op.operands[:2])
+    if (kh, kw) != (3, 3) or f % winograd_conv.CHANNELS or c % winograd_conv.UNROLL or c < min_channels:
+        return None
+    conv = winograd_conv.WinogradConv(n, c, h, width, f, kh, kw)
+    th, tw = conv.tiles
+    if th * tw < winograd_conv.MIN_TILES:
+        return None
+    hp, wp = winograd_conv.padded_input(th, tw)
+    transform = winograd_conv.WinogradInput(n, c, hp, wp, th, tw)
+    x, w, init = op.operands
+    x_type, w_type = str(x.type), str(w.type)
+    xp_type, v_type = transform.types()
+    _, u_type, y_type = conv.types()
+    groups = f // winograd_conv.CHANNELS
+    u5_type = f"tensor<4x4x{groups}x{c}x{winograd_conv.CHANNELS}xf32>"
+    g = ", ".join("[" + ", ".join(repr(v) for v in row) + "]" for row in winograd_conv.G)
+    loops = "(i, j, fg, c, fl, a, b)"
+    iterators = ", ".join(['"parallel"'] * 5 + ['"reduction"'] * 2)
+    lines = [
+        f"func.func private @{transform.symbol}({xp_type}) -> {v_type}",
+        f"func.func private @{conv.symbol}({v_type}, {u_type}) -> {y_type}",
+        f"func.func @lowered(%x: {x_type}, %w: {w_type}, %init: {y_type}) -> {y_type} {{",
+        "  %zero = arith.constant 0.0 : f32",
+        f"  %xp = tensor.pad %x low[0, 0, 0, 0] high[0, 0, {hp - h}, {wp - width}] {{\n"
+        f"  ^bb0(%i0: index, %i1: index, %i2: index, %i3: index):\n    tensor.yield %zero : f32\n"
+        f"  }} : {x_type} to {xp_type}",
+        f"  %v = func.call @{transform.symbol}(%xp) : ({xp_type}) -> {v_type}",
+        f"  %g = arith.constant dense<[{g}]> : tensor<4x3xf32>",
+        f"  %u_dest = tensor.empty() : {u5_type}",
+        f"  %u_zero = linalg.fill ins(%zero : f32) outs(%u_dest : {u5_type}) -> {u5_type}",
+        f"  %u5 = linalg.generic {{indexing_maps = [affine_map<{loops} -> (i, a)>,"
+        f" affine_map<{loops} -> (fg * {winograd_conv.CHANNELS} + fl, c, a, b)>, affine_map<{loops} -> (j, b)>,"
+        f" affine_map<{loops} -> (i, j, fg, c, fl)>], iterator_types = [{iterators}]}}"
+        f" ins(%g, %w, %g : tensor<4x3xf32>, {w_type}, tensor<4x3xf32>) outs(%u_zero : {u5_type}) {{",
+        "  ^bb0(%ga: f32, %wv: f32, %gb: f32, %acc: f32):",
+        "    %p = arith.mulf %ga, %wv : f32",
+        "    %q = arith.mulf %p, %gb : f32",
+        "    %s = arith.addf %acc, %q : f32",
+        "    linalg.yield %s : f32",
+        f"  }} -> {u5_type}",
+        f"  %u = tensor.collapse_shape %u5 [[0, 1], [2], [3], [4]] : {u5_type} into {u_type}",
+        f"  %y = func.call @{conv.symbol}(%v, %u) : ({v_type}, {u_type}) -> {y_type}",
+    ]
+    result = _add_init(lines, "%y", init, y_type, "f32")
+    lines += [f"  return {result} : {y_type}", "}"]
+    return "\n".join(lines) + "\n", [x, w, init]
+
+
 def _kernel_call(op: ir.Operation, conv, tile: int) -> tuple[str, list[ir.Value]]:
     """`@lowered` packing the filter into tiles of `tile` output channels (zeros past F) and
     calling the kernel `conv` names (which `run` declares), then adding the init."""
@@ -252,6 +307,9 @@ def run(op: ir.Operation, options) -> None:
         raise StrataError(f"strata-data-tile-conv: direct-min-width must be 0 (off) or more; got {options.direct_min_width}")
 
     def lower(conv: ir.Operation):
+        winograd = _winograd(conv, options.winograd_min_channels) if options.winograd_min_channels else None
+        if winograd:
+            return winograd
         direct = _direct(conv, options.direct_min_width) if options.direct_min_width else None
         pixels = _pixel_tiles(conv) if options.pixel_tiles and not direct else None
         return direct or pixels or _tiled(conv, options.tile_m, options.tile_n)

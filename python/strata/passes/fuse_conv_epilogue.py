@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 
 from torch_mlir import ir
 
+from strata.conv_kernel import ConvKernel
 from strata.ir_splice import tensor_type
 from strata.kernel_calls import declare_kernels, kernel_of
 
@@ -218,7 +219,7 @@ def _scale_shift(chain: _Chain, f: int) -> list[str]:
 
 def _fuse(call: ir.Operation) -> None:
     kernel = kernel_of(call.attributes["callee"].value)
-    if kernel is None or kernel.affine or kernel.residual or kernel.relu or kernel.pool2:
+    if not isinstance(kernel, ConvKernel) or kernel.affine or kernel.residual or kernel.relu or kernel.pool2:
         return
     chain = _chain(call, kernel)
     if not chain.ops:

@@ -104,15 +104,15 @@ class Epilogues(nn.Module):
     """Convolution, batch norm and ReLU, and the same with a residual added (either side of the
     addition), through both kernels: the row kernel on rows of 21 pixels (16, then 5 masked)
     with 10 output channels (not a multiple of 6: the last tile's channels past 10 are not
-    stored), the pixel-tile kernel at stride 2 and on rows of 11 pixels. Batch norm statistics and
-    affine weights are random, some scales negative."""
+    stored), the pixel-tile kernel at stride 2 and on rows of 11 pixels (dilated: not Winograd's).
+    Batch norm statistics and affine weights are random, some scales negative."""
 
     def __init__(self):
         super().__init__()
         self.a, self.bn_a = nn.Conv2d(3, 10, 3, padding=1), nn.BatchNorm2d(10)
         self.b, self.bn_b = nn.Conv2d(10, 10, 3, padding=1, bias=False), nn.BatchNorm2d(10)
         self.c, self.bn_c = nn.Conv2d(10, 16, 3, stride=2, padding=1), nn.BatchNorm2d(16)
-        self.d, self.bn_d = nn.Conv2d(16, 16, 3, padding=1), nn.BatchNorm2d(16)
+        self.d, self.bn_d = nn.Conv2d(16, 16, 3, padding=2, dilation=2), nn.BatchNorm2d(16)
         for bn in (self.bn_a, self.bn_b, self.bn_c, self.bn_d):
             bn.running_mean.uniform_(-1, 1)
             bn.running_var.uniform_(0.25, 2)

@@ -1,0 +1,393 @@
+"""strata's Winograd F(2x2, 3x3) convolution for AVX2 CPUs: two dispatches, 2.25x fewer FMAs.
+
+A 3x3 stride-1 convolution computes each 2x2 block of output pixels from a 4x4 block of input
+(a tile) with 36 multiplications per input and output channel; Winograd's minimal filtering
+algorithm does it with 16 (Lavin and Gray, "Fast Algorithms for Convolutional Neural Networks",
+2016): with the filter transformed once, `U = G g G^T` (4x4 per output and input channel), and
+each input tile transformed, `V = B^T d B`, the 16 products `U[xi] * V[xi]` summed over input
+channels are a batch of 16 matrix products (tiles x channels by channels x output channels), and
+`A^T M A` turns each tile's 16 sums back into its 2x2 output pixels. The transforms are additions
+only; the products are the work, 2.25x less of it than the direct kernels'.
+
+Layouts: the filter transformed and packed to `U[16][F/16][C][16]` (a `linalg.generic` over the
+constant filter, which IREE computes when the module loads), the input padded to whole tiles and
+transformed by `WinogradInput` into `V[N][16][C][T]` (T = tiles, row-major), the output NCHW.
+`WinogradConv` is the product, the output transform and the epilogue of `strata.conv_kernel` in
+one dispatch: for 6 tiles x 16 output channels it runs the 16 products in twelve AVX2
+accumulators (per input channel two vector loads of U, six broadcasts of V, twelve FMAs, as
+`strata.pixel_tile_conv`), keeps the 16 x 6 x 16 sums in a 6 KiB stack buffer, and transforms them
+into 2x2 output pixels, which it stores after the epilogue (or their max, if it pools 2x2).
+Rounding: the transforms add and subtract inputs of similar size; the results match the direct
+convolution to about 1e-6 relative.
+"""
+
+import re
+from dataclasses import dataclass
+
+from strata.conv_kernel import ConvKernel, executable_text, layout
+
+TILES = 6  # tiles per register tile
+CHANNELS = 16  # output channels per register tile
+GROUPS_PER_WORKGROUP = 8  # register tiles of 6 tiles per workgroup
+# Fewer tiles do not pay for a filter 16/9 the size: ResNet-18's 4x4-pixel layer (4 tiles) was
+# 1.11x the direct kernel's time, its 7x7 layer (16 tiles) 0.805x.
+MIN_TILES = 16
+UNROLL = 4  # input channels per step of the products' loop (the kernel takes C in whole 4s)
+_LANES = 8  # tiles per vector in the input transform
+
+# G (4x3): U = G g G^T; B^T and A^T are written out as additions below.
+G = ((1.0, 0.0, 0.0), (0.5, 0.5, 0.5), (0.5, -0.5, 0.5), (0.0, 0.0, 1.0))
+
+_INPUT_PREFIX = "strata_kernel_winograd_in_"
+_INPUT_SYMBOL = re.compile(_INPUT_PREFIX + r"n(\d+)_c(\d+)_h(\d+)_w(\d+)_t(\d+)x(\d+)$")
+SYMBOL_PREFIX = "strata_kernel_winograd2x2_"
+_SYMBOL = re.compile(SYMBOL_PREFIX + r"n(\d+)_c(\d+)_h(\d+)_w(\d+)_f(\d+)_k(\d+)x(\d+)$")
+
+
+def _ceil_div(a: int, b: int) -> int:
+    return -(-a // b)
+
+
+def tiles(oh: int, ow: int) -> tuple[int, int]:
+    """Tile rows and columns covering an output of `oh` x `ow` pixels."""
+    return _ceil_div(oh, 2), _ceil_div(ow, 2)
+
+
+def transformed_type(n: int, c: int, count: int) -> str:
+    """The type of V for `count` tiles: [n][16][register tiles][c][6], so that the products read
+    each register tile's 6 values per input channel from consecutive addresses, and the input
+    channels one after another (values of the last register tile's tiles past `count` are never
+    written, and the products computed from them never stored)."""
+    return f"tensor<{n}x16x{_ceil_div(count, TILES)}x{c}x{TILES}xf32>"
+
+
+def padded_input(th: int, tw: int) -> tuple[int, int]:
+    """Rows and columns of the input the transform reads for `th` x `tw` tiles: whole tiles, and
+    whole groups of 8 tiles along a row (loads of 18 columns per group)."""
+    return 2 * th + 2, 16 * _ceil_div(tw, _LANES) + 2
+
+
+class _Text:
+    """MLIR text of a kernel's function body, one SSA name per value."""
+
+    def __init__(self):
+        self.lines: list[str] = []
+        self.count = 0
+
+    def emit(self, indent: int, text: str) -> None:
+        self.lines.append(" " * indent + text)
+
+    def op(self, indent: int, text: str) -> str:
+        self.count += 1
+        value = f"%v{self.count}"
+        self.emit(indent, f"{value} = {text}")
+        return value
+
+
+@dataclass(frozen=True)
+class WinogradInput:
+    """The input transform of `th` x `tw` tiles of an input [n][c][hp][wp] (padded to
+    `padded_input`): V[n][16][c][th * tw]."""
+
+    n: int
+    c: int
+    hp: int
+    wp: int
+    th: int
+    tw: int
+
+    @classmethod
+    def from_symbol(cls, symbol: str):
+        match = _INPUT_SYMBOL.match(symbol)
+        return cls(*(int(g) for g in match.groups())) if match else None
+
+    @property
+    def symbol(self) -> str:
+        return f"{_INPUT_PREFIX}n{self.n}_c{self.c}_h{self.hp}_w{self.wp}_t{self.th}x{self.tw}"
+
+    def types(self) -> tuple[str, str]:
+        return (f"tensor<{self.n}x{self.c}x{self.hp}x{self.wp}xf32>", transformed_type(self.n, self.c, self.th * self.tw))
+
+    def executable(self, target: str) -> str:
+        """Workgroups: blocks of input channels x tile rows x batch; each transforms its tile rows in groups
+        of 8 tiles (the last masked), one vector lane per tile: four rows of 18 input columns
+        loaded as two pairs of vectors, split into even and odd columns (the tiles' columns 0-3),
+        `B^T d B` in 32 additions, 16 vector stores."""
+        x_type, v_type = (t.replace("tensor<", "memref<") for t in self.types())
+        text = _Text()
+        groups, rest = divmod(self.tw, _LANES)
+        head = [
+            *(f"%k{i} = arith.constant {i} : index" for i in (*range(11), 16)),
+            "%c0 = arith.constant 0 : index",
+            f"%tw = arith.constant {self.tw} : index",
+            f"%full_end = arith.constant {groups * _LANES} : index",
+            f"%input = hal.interface.binding.subspan layout({layout(2)}) binding(0) alignment(64) offset(%c0) flags(ReadOnly) : {x_type}",
+            f"%output = hal.interface.binding.subspan layout({layout(2)}) binding(1) alignment(64) offset(%c0) : {v_type}",
+            "%cg = hal.interface.workgroup.id[0] : index",
+            "%th = hal.interface.workgroup.id[1] : index",
+            "%n = hal.interface.workgroup.id[2] : index",
+            "%row0 = arith.muli %th, %k2 : index",
+            "%row_tiles = arith.muli %th, %tw : index",
+        ]
+        for line in head:
+            text.emit(10, line)
+        per_workgroup = self.channels_per_workgroup
+        text.emit(10, f"%per_workgroup = arith.constant {per_workgroup} : index")
+        text.emit(10, "%c_first = arith.muli %cg, %per_workgroup : index")
+        text.emit(10, "%c_end = arith.addi %c_first, %per_workgroup : index")
+        text.emit(10, "scf.for %ci = %c_first to %c_end step %k1 {")
+
+        def group(tw0: str, masked: bool, indent: int) -> None:
+            v8 = "vector<8xf32>"
+            col0 = text.op(indent, f"arith.muli {tw0}, %k2 : index")
+            d = []
+            for a in range(4):
+                row = text.op(indent, f"arith.addi %row0, %k{a} : index")
+                loads = []
+                for offset in (0, 8, 2, 10):
+                    col = text.op(indent, f"arith.addi {col0}, %k{offset} : index")
+                    loads.append(text.op(indent, f"vector.load %input[%n, %ci, {row}, {col}] : {x_type}, {v8}"))
+                evens, odds = "0, 2, 4, 6, 8, 10, 12, 14", "1, 3, 5, 7, 9, 11, 13, 15"
+                d.append([
+                    text.op(indent, f"vector.shuffle {loads[0]}, {loads[1]} [{evens}] : {v8}, {v8}"),
+                    text.op(indent, f"vector.shuffle {loads[0]}, {loads[1]} [{odds}] : {v8}, {v8}"),
+                    text.op(indent, f"vector.shuffle {loads[2]}, {loads[3]} [{evens}] : {v8}, {v8}"),
+                    text.op(indent, f"vector.shuffle {loads[2]}, {loads[3]} [{odds}] : {v8}, {v8}"),
+                ])
+
+            def bt(v):  # B^T applied to four values: (v0 - v2, v1 + v2, v2 - v1, v1 - v3)
+                return [
+                    text.op(indent, f"arith.subf {v[0]}, {v[2]} : {v8}"),
+                    text.op(indent, f"arith.addf {v[1]}, {v[2]} : {v8}"),
+                    text.op(indent, f"arith.subf {v[2]}, {v[1]} : {v8}"),
+                    text.op(indent, f"arith.subf {v[1]}, {v[3]} : {v8}"),
+                ]
+
+            rows = [bt([d[a][j] for a in range(4)]) for j in range(4)]  # rows[j][i] = (B^T d)[i][j]
+            t0 = text.op(indent, f"arith.addi %row_tiles, {tw0} : index")
+            lanes = []  # per lane: (register tile, tile in it) of tile t0 + lane
+            for lane in range(rest if masked else _LANES):
+                tile = text.op(indent, f"arith.addi {t0}, %k{lane} : index") if lane else t0
+                lanes.append((text.op(indent, f"arith.divui {tile}, %k6 : index"), text.op(indent, f"arith.remui {tile}, %k6 : index")))
+            for i in range(4):
+                transformed = bt([rows[j][i] for j in range(4)])  # (B^T d B)[i][0..3]
+                for j in range(4):
+                    xi = text.op(indent, f"arith.constant {4 * i + j} : index")
+                    for lane, (group, in_group) in enumerate(lanes):
+                        value = text.op(indent, f"vector.extract {transformed[j]}[{lane}] : f32 from {v8}")
+                        text.emit(indent, f"memref.store {value}, %output[%n, {xi}, {group}, %ci, {in_group}] : {v_type}")
+
+        if groups:
+            text.emit(12, "scf.for %tw0 = %k0 to %full_end step %k8 {")
+            group("%tw0", False, 14)
+            text.emit(12, "}")
+        if rest:
+            group("%full_end", True, 12)
+        text.emit(10, "}")
+        text.emit(10, "return")
+        counts = (self.c // per_workgroup, self.th, self.n)
+        return executable_text(self.symbol, target, 2, counts, "\n".join(text.lines))
+
+    @property
+    def channels_per_workgroup(self) -> int:
+        """Input channels a workgroup transforms: up to 16 (one channel's tile row is too little
+        work for a workgroup of its own)."""
+        return next(k for k in (16, 8, 4, 2, 1) if self.c % k == 0)
+
+
+@dataclass(frozen=True)
+class WinogradConv(ConvKernel):
+    """The products, output transform and epilogue of a 3x3 stride-1 convolution of a padded input
+    [n][c][hp][wp] by [f][c][3][3] (f a multiple of 16), from V and U."""
+
+    SYMBOL = _SYMBOL
+    TILE = CHANNELS
+    POOLS = True
+
+    @property
+    def oh(self) -> int:
+        return self.hp - 2
+
+    @property
+    def ow(self) -> int:
+        return self.wp - 2
+
+    @property
+    def shapes_symbol(self) -> str:
+        return f"{SYMBOL_PREFIX}n{self.n}_c{self.c}_h{self.hp}_w{self.wp}_f{self.f}_k{self.kh}x{self.kw}"
+
+    @property
+    def tiles(self) -> tuple[int, int]:
+        return tiles(self.oh, self.ow)
+
+    def operands(self) -> list[tuple[str, str]]:
+        th, tw = self.tiles
+        operands = super().operands()
+        operands[0] = ("input", transformed_type(self.n, self.c, th * tw))
+        operands[1] = ("weights", f"tensor<16x{self.f // CHANNELS}x{self.c}x{CHANNELS}xf32>")
+        return operands
+
+    def executable(self, target: str) -> str:
+        """Workgroups: groups of 16 output channels x blocks of 8 register tiles x batch."""
+        memrefs = dict(zip((name for name, _ in self.operands()), self.memref_types()))
+        th, tw = self.tiles
+        count = th * tw
+        groups = _ceil_div(count, TILES)
+        v8 = "vector<8xf32>"
+        buffer = f"memref<16x{TILES}x{CHANNELS}xf32>"
+        text = _Text()
+        constants = sorted({0, 1, 2, 3, 4, 8, 12, 16, TILES, CHANNELS, GROUPS_PER_WORKGROUP, tw, count - 1, count, groups, *range(16)})
+        for value in constants:
+            text.emit(10, f"%c{value} = arith.constant {value} : index")
+        text.emit(10, f"%channels = arith.constant {self.c} : index")
+        text.emit(10, "%zero = arith.constant dense<0.0> : vector<8xf32>")
+        text.emit(10, "%zero_f32 = arith.constant 0.0 : f32")
+        for name, value in (("out_rows", self.oh), ("out_cols", self.ow), ("pooled_rows", self.oh // 2), ("pooled_cols", self.ow // 2)):
+            text.emit(10, f"%{name} = arith.constant {value} : index")
+        for line in self.bindings():
+            text.emit(10, line)
+        text.emit(10, "%fg = hal.interface.workgroup.id[0] : index")
+        text.emit(10, "%block = hal.interface.workgroup.id[1] : index")
+        text.emit(10, "%n = hal.interface.workgroup.id[2] : index")
+        text.emit(10, f"%f0 = arith.muli %fg, %c{CHANNELS} : index")
+        text.emit(10, f"%first_group = arith.muli %block, %c{GROUPS_PER_WORKGROUP} : index")
+        text.emit(10, f"%sums = memref.alloca() : {buffer}")
+        if self.affine:
+            scales, shifts = [], []
+            for v in range(2):
+                channel = text.op(10, f"arith.addi %f0, %c{8 * v} : index")
+                scales.append(text.op(10, f"vector.load %scale[{channel}] : {memrefs['scale']}, {v8}"))
+                shifts.append(text.op(10, f"vector.load %shift[{channel}] : {memrefs['shift']}, {v8}"))
+        text.emit(10, f"scf.for %gi = %c0 to %c{GROUPS_PER_WORKGROUP} step %c1 {{")
+        text.emit(12, "%group = arith.addi %first_group, %gi : index")
+        text.emit(12, f"%live = arith.cmpi ult, %group, %c{groups} : index")
+        text.emit(12, "scf.if %live {")
+        indent = 14
+        t0 = text.op(indent, f"arith.muli %group, %c{TILES} : index")
+        at = []  # per tile: (tile, its index in the register tile)
+        for i in range(TILES):
+            at.append((text.op(indent, f"arith.addi {t0}, %c{i} : index"), f"%c{i}"))
+        # The 16 products, each into the buffer.
+        accs = [f"%acc{i}" for i in range(2 * TILES)]
+        types = ", ".join([v8] * len(accs))
+        text.emit(indent, "scf.for %xi = %c0 to %c16 step %c1 {")
+        inner = indent + 2
+        iter_args = ", ".join(f"{a} = %zero" for a in accs)
+        text.emit(inner, f"%products:{len(accs)} = scf.for %cu = %c0 to %channels step %c{UNROLL} iter_args({iter_args}) -> ({types}) {{")
+        current = list(accs)
+        for u in range(UNROLL):
+            ci = text.op(inner + 2, f"arith.addi %cu, %c{u} : index")
+            w = [text.op(inner + 2, f"vector.load %weights[%xi, %fg, {ci}, %c{8 * v}] : {memrefs['weights']}, {v8}") for v in range(2)]
+            for i, (_, in_group) in enumerate(at):
+                x = text.op(inner + 2, f"memref.load %input[%n, %xi, %group, {ci}, {in_group}] : {memrefs['input']}")
+                xb = text.op(inner + 2, f"vector.broadcast {x} : f32 to {v8}")
+                for v in range(2):
+                    current[2 * i + v] = text.op(inner + 2, f"vector.fma {xb}, {w[v]}, {current[2 * i + v]} : {v8}")
+        text.emit(inner + 2, f"scf.yield {', '.join(current)} : {types}")
+        text.emit(inner, "}")
+        for i in range(TILES):
+            for v in range(2):
+                text.emit(inner, f"vector.store %products#{2 * i + v}, %sums[%xi, %c{i}, %c{8 * v}] : {buffer}, {v8}")
+        text.emit(indent, "}")
+        # The output transform, the epilogue and the stores, per tile and 8 output channels.
+        for i, (tile, _) in enumerate(at):
+            inside = text.op(indent, f"arith.cmpi ult, {tile}, %c{count} : index")
+            text.emit(indent, f"scf.if {inside} {{")
+            body = indent + 2
+            tile_row = text.op(body, f"arith.divui {tile}, %c{tw} : index")
+            tile_col = text.op(body, f"arith.remui {tile}, %c{tw} : index")
+            row0 = text.op(body, f"arith.muli {tile_row}, %c2 : index")
+            col0 = text.op(body, f"arith.muli {tile_col}, %c2 : index")
+            rows = [row0, text.op(body, f"arith.addi {row0}, %c1 : index")]
+            cols = [col0, text.op(body, f"arith.addi {col0}, %c1 : index")]
+            for v in range(2):
+                m = [text.op(body, f"vector.load %sums[%c{xi}, %c{i}, %c{8 * v}] : {buffer}, {v8}") for xi in range(16)]
+                s = []  # A^T M: s[r][j]
+                for j in range(4):
+                    first = text.op(body, f"arith.addf {m[j]}, {m[4 + j]} : {v8}")
+                    top = text.op(body, f"arith.addf {first}, {m[8 + j]} : {v8}")
+                    second = text.op(body, f"arith.subf {m[4 + j]}, {m[8 + j]} : {v8}")
+                    bottom = text.op(body, f"arith.subf {second}, {m[12 + j]} : {v8}")
+                    s.append((top, bottom))
+                pixels = {}  # (r, q) -> vector of 8 output channels
+                for r in range(2):
+                    left = text.op(body, f"arith.addf {s[0][r]}, {s[1][r]} : {v8}")
+                    pixels[r, 0] = text.op(body, f"arith.addf {left}, {s[2][r]} : {v8}")
+                    right = text.op(body, f"arith.subf {s[1][r]}, {s[2][r]} : {v8}")
+                    pixels[r, 1] = text.op(body, f"arith.subf {right}, {s[3][r]} : {v8}")
+                channels = [text.op(body, f"arith.addi %f0, %c{8 * v + lane} : index") for lane in range(8)]
+                finished = {}
+                for (r, q), value in pixels.items():
+                    if self.affine:
+                        value = text.op(body, f"vector.fma {value}, {scales[v]}, {shifts[v]} : {v8}")
+                    if self.relu and not self.residual:
+                        value = _relu(text, value, v8, body)
+                    finished[r, q] = value
+                if self.pool2:
+                    self._store_pooled(text, finished, channels, tile_row, tile_col, rows, cols, memrefs, body)
+                else:
+                    for (r, q), value in finished.items():
+                        self._store_pixel(text, value, channels, rows[r], cols[q], memrefs, body)
+            text.emit(indent, "}")
+        text.emit(12, "}")
+        text.emit(10, "}")
+        text.emit(10, "return")
+        blocks = _ceil_div(groups, GROUPS_PER_WORKGROUP)
+        return self.kernel_executable(target, (self.f // CHANNELS, blocks, self.n), "\n".join(text.lines))
+
+    def _lanes(self, text: _Text, value: str, channels: list[str], row: str, col: str, memrefs, indent: int) -> list[str]:
+        """The 8 lanes of `value` (output channels `channels` of pixel (row, col)) with the
+        residual added and the ReLU applied, where the epilogue has them (value by value)."""
+        lanes = []
+        for lane, channel in enumerate(channels):
+            scalar = text.op(indent, f"vector.extract {value}[{lane}] : f32 from vector<8xf32>")
+            if self.residual:
+                residual = text.op(indent, f"memref.load %residual[%n, {channel}, {row}, {col}] : {memrefs['residual']}")
+                scalar = text.op(indent, f"arith.addf {scalar}, {residual} : f32")
+                if self.relu:
+                    scalar = _relu(text, scalar, "f32", indent)
+            lanes.append(scalar)
+        return lanes
+
+    def _store_pixel(self, text: _Text, value: str, channels, row: str, col: str, memrefs, indent: int) -> None:
+        checks = []
+        if self.oh % 2:
+            checks.append(text.op(indent, f"arith.cmpi ult, {row}, %out_rows : index"))
+        if self.ow % 2:
+            checks.append(text.op(indent, f"arith.cmpi ult, {col}, %out_cols : index"))
+        if checks:
+            inside = checks[0] if len(checks) == 1 else text.op(indent, f"arith.andi {checks[0]}, {checks[1]} : i1")
+            text.emit(indent, f"scf.if {inside} {{")
+            indent += 2
+        for channel, scalar in zip(channels, self._lanes(text, value, channels, row, col, memrefs, indent)):
+            text.emit(indent, f"memref.store {scalar}, %output[%n, {channel}, {row}, {col}] : {memrefs['output']}")
+        if checks:
+            text.emit(indent - 2, "}")
+
+    def _store_pooled(self, text: _Text, pixels, channels, tile_row: str, tile_col: str, rows, cols, memrefs, indent: int) -> None:
+        """Stores the max of the tile's four pixels (after the epilogue): one pixel of the pooled
+        output, if the tile is a whole pool window (with odd rows or columns, the last is not)."""
+        checks = []
+        if self.oh % 2:
+            checks.append(text.op(indent, f"arith.cmpi ult, {tile_row}, %pooled_rows : index"))
+        if self.ow % 2:
+            checks.append(text.op(indent, f"arith.cmpi ult, {tile_col}, %pooled_cols : index"))
+        if checks:
+            inside = checks[0] if len(checks) == 1 else text.op(indent, f"arith.andi {checks[0]}, {checks[1]} : i1")
+            text.emit(indent, f"scf.if {inside} {{")
+            indent += 2
+        lanes = {key: self._lanes(text, value, channels, rows[key[0]], cols[key[1]], memrefs, indent) for key, value in pixels.items()}
+        for lane, channel in enumerate(channels):
+            top = text.op(indent, f"arith.maximumf {lanes[0, 0][lane]}, {lanes[0, 1][lane]} : f32")
+            bottom = text.op(indent, f"arith.maximumf {lanes[1, 0][lane]}, {lanes[1, 1][lane]} : f32")
+            pooled = text.op(indent, f"arith.maximumf {top}, {bottom} : f32")
+            text.emit(indent, f"memref.store {pooled}, %output[%n, {channel}, {tile_row}, {tile_col}] : {memrefs['output']}")
+        if checks:
+            text.emit(indent - 2, "}")
+
+
+def _relu(text: _Text, value: str, type_: str, indent: int) -> str:
+    vector = type_.startswith("vector")
+    zero = "%zero" if vector else "%zero_f32"
+    positive = text.op(indent, f"arith.cmpf ugt, {value}, {zero} : {type_}")
+    return text.op(indent, f"arith.select {positive}, {value}, {zero} : {'vector<8xi1>, ' if vector else ''}{type_}")
