@@ -252,21 +252,12 @@ class WinogradConv(ConvKernel):
         text.emit(10, f"%f0 = arith.muli %fg, %c{CHANNELS} : index")
         text.emit(10, f"%first_group = arith.muli %block, %c{GROUPS_PER_WORKGROUP} : index")
         text.emit(10, f"%sums = memref.alloca() : {buffer}")
-        if self.affine:
-            scales, shifts = [], []
-            for v in range(2):
-                channel = text.op(10, f"arith.addi %f0, %c{8 * v} : index")
-                scales.append(text.op(10, f"vector.load %scale[{channel}] : {memrefs['scale']}, {v8}"))
-                shifts.append(text.op(10, f"vector.load %shift[{channel}] : {memrefs['shift']}, {v8}"))
         text.emit(10, f"scf.for %gi = %c0 to %c{GROUPS_PER_WORKGROUP} step %c1 {{")
         text.emit(12, "%group = arith.addi %first_group, %gi : index")
         text.emit(12, f"%live = arith.cmpi ult, %group, %c{groups} : index")
         text.emit(12, "scf.if %live {")
         indent = 14
         t0 = text.op(indent, f"arith.muli %group, %c{TILES} : index")
-        at = []  # per tile: (tile, its index in the register tile)
-        for i in range(TILES):
-            at.append((text.op(indent, f"arith.addi {t0}, %c{i} : index"), f"%c{i}"))
         # The 16 products, each into the buffer.
         accs = [f"%acc{i}" for i in range(2 * TILES)]
         types = ", ".join([v8] * len(accs))
@@ -278,8 +269,8 @@ class WinogradConv(ConvKernel):
         for u in range(UNROLL):
             ci = text.op(inner + 2, f"arith.addi %cu, %c{u} : index")
             w = [text.op(inner + 2, f"vector.load %weights[%xi, %fg, {ci}, %c{8 * v}] : {memrefs['weights']}, {v8}") for v in range(2)]
-            for i, (_, in_group) in enumerate(at):
-                x = text.op(inner + 2, f"memref.load %input[%n, %xi, %group, {ci}, {in_group}] : {memrefs['input']}")
+            for i in range(TILES):
+                x = text.op(inner + 2, f"memref.load %input[%n, %xi, %group, {ci}, %c{i}] : {memrefs['input']}")
                 xb = text.op(inner + 2, f"vector.broadcast {x} : f32 to {v8}")
                 for v in range(2):
                     current[2 * i + v] = text.op(inner + 2, f"vector.fma {xb}, {w[v]}, {current[2 * i + v]} : {v8}")
@@ -289,46 +280,57 @@ class WinogradConv(ConvKernel):
             for v in range(2):
                 text.emit(inner, f"vector.store %products#{2 * i + v}, %sums[%xi, %c{i}, %c{8 * v}] : {buffer}, {v8}")
         text.emit(indent, "}")
-        # The output transform, the epilogue and the stores, per tile and 8 output channels.
-        for i, (tile, _) in enumerate(at):
-            inside = text.op(indent, f"arith.cmpi ult, {tile}, %c{count} : index")
-            text.emit(indent, f"scf.if {inside} {{")
-            body = indent + 2
-            tile_row = text.op(body, f"arith.divui {tile}, %c{tw} : index")
-            tile_col = text.op(body, f"arith.remui {tile}, %c{tw} : index")
-            row0 = text.op(body, f"arith.muli {tile_row}, %c2 : index")
-            col0 = text.op(body, f"arith.muli {tile_col}, %c2 : index")
-            rows = [row0, text.op(body, f"arith.addi {row0}, %c1 : index")]
-            cols = [col0, text.op(body, f"arith.addi {col0}, %c1 : index")]
-            for v in range(2):
-                m = [text.op(body, f"vector.load %sums[%c{xi}, %c{i}, %c{8 * v}] : {buffer}, {v8}") for xi in range(16)]
-                s = []  # A^T M: s[r][j]
-                for j in range(4):
-                    first = text.op(body, f"arith.addf {m[j]}, {m[4 + j]} : {v8}")
-                    top = text.op(body, f"arith.addf {first}, {m[8 + j]} : {v8}")
-                    second = text.op(body, f"arith.subf {m[4 + j]}, {m[8 + j]} : {v8}")
-                    bottom = text.op(body, f"arith.subf {second}, {m[12 + j]} : {v8}")
-                    s.append((top, bottom))
-                pixels = {}  # (r, q) -> vector of 8 output channels
-                for r in range(2):
-                    left = text.op(body, f"arith.addf {s[0][r]}, {s[1][r]} : {v8}")
-                    pixels[r, 0] = text.op(body, f"arith.addf {left}, {s[2][r]} : {v8}")
-                    right = text.op(body, f"arith.subf {s[1][r]}, {s[2][r]} : {v8}")
-                    pixels[r, 1] = text.op(body, f"arith.subf {right}, {s[3][r]} : {v8}")
-                channels = [text.op(body, f"arith.addi %f0, %c{8 * v + lane} : index") for lane in range(8)]
-                finished = {}
-                for (r, q), value in pixels.items():
-                    if self.affine:
-                        value = text.op(body, f"vector.fma {value}, {scales[v]}, {shifts[v]} : {v8}")
-                    if self.relu and not self.residual:
-                        value = _relu(text, value, v8, body)
-                    finished[r, q] = value
-                if self.pool2:
-                    self._store_pooled(text, finished, channels, tile_row, tile_col, rows, cols, memrefs, body)
-                else:
-                    for (r, q), value in finished.items():
-                        self._store_pixel(text, value, channels, rows[r], cols[q], memrefs, body)
-            text.emit(indent, "}")
+        # The output transform, the epilogue and the stores, per tile and 8 output channels: loops,
+        # not unrolled (unrolled, they were most of the kernel's code and of its compile time).
+        text.emit(indent, f"scf.for %i = %c0 to %c{TILES} step %c1 {{")
+        body = indent + 2
+        tile = text.op(body, f"arith.addi {t0}, %i : index")
+        inside = text.op(body, f"arith.cmpi ult, {tile}, %c{count} : index")
+        text.emit(body, f"scf.if {inside} {{")
+        body += 2
+        tile_row = text.op(body, f"arith.divui {tile}, %c{tw} : index")
+        tile_col = text.op(body, f"arith.remui {tile}, %c{tw} : index")
+        row0 = text.op(body, f"arith.muli {tile_row}, %c2 : index")
+        col0 = text.op(body, f"arith.muli {tile_col}, %c2 : index")
+        rows = [row0, text.op(body, f"arith.addi {row0}, %c1 : index")]
+        cols = [col0, text.op(body, f"arith.addi {col0}, %c1 : index")]
+        text.emit(body, "scf.for %half = %c0 to %c2 step %c1 {")
+        body += 2
+        first = text.op(body, "arith.muli %half, %c8 : index")
+        f_first = text.op(body, f"arith.addi %f0, {first} : index")
+        m = [text.op(body, f"vector.load %sums[%c{xi}, %i, {first}] : {buffer}, {v8}") for xi in range(16)]
+        s = []  # A^T M: s[j] = (row 0, row 1)
+        for j in range(4):
+            top = text.op(body, f"arith.addf {m[j]}, {m[4 + j]} : {v8}")
+            top = text.op(body, f"arith.addf {top}, {m[8 + j]} : {v8}")
+            bottom = text.op(body, f"arith.subf {m[4 + j]}, {m[8 + j]} : {v8}")
+            bottom = text.op(body, f"arith.subf {bottom}, {m[12 + j]} : {v8}")
+            s.append((top, bottom))
+        pixels = {}  # (r, q) -> vector of 8 output channels
+        for r in range(2):
+            left = text.op(body, f"arith.addf {s[0][r]}, {s[1][r]} : {v8}")
+            pixels[r, 0] = text.op(body, f"arith.addf {left}, {s[2][r]} : {v8}")
+            right = text.op(body, f"arith.subf {s[1][r]}, {s[2][r]} : {v8}")
+            pixels[r, 1] = text.op(body, f"arith.subf {right}, {s[3][r]} : {v8}")
+        if self.affine:
+            scale = text.op(body, f"vector.load %scale[{f_first}] : {memrefs['scale']}, {v8}")
+            shift = text.op(body, f"vector.load %shift[{f_first}] : {memrefs['shift']}, {v8}")
+        channels = [text.op(body, f"arith.addi {f_first}, %c{lane} : index") for lane in range(8)]
+        finished = {}
+        for (r, q), value in pixels.items():
+            if self.affine:
+                value = text.op(body, f"vector.fma {value}, {scale}, {shift} : {v8}")
+            if self.relu and not self.residual:
+                value = _relu(text, value, v8, body)
+            finished[r, q] = value
+        if self.pool2:
+            self._store_pooled(text, finished, channels, tile_row, tile_col, rows, cols, memrefs, body)
+        else:
+            for (r, q), value in finished.items():
+                self._store_pixel(text, value, channels, rows[r], cols[q], memrefs, body)
+        text.emit(body - 2, "}")
+        text.emit(body - 4, "}")
+        text.emit(indent, "}")
         text.emit(12, "}")
         text.emit(10, "}")
         text.emit(10, "return")
