@@ -18,21 +18,18 @@ from pathlib import Path
 
 from strata.atomic_output import TEMP_PREFIX
 from strata.errors import StrataError
+from strata.tensor_literals import TensorLiterals
 
 SCOPE = "model"
 
 
-def _hooks_base():
-    from torch_mlir.extras.fx_importer import FxImporterHooks
-
-    return FxImporterHooks
-
-
-class ParameterExternalizer(_hooks_base()):
-    """FX importer hooks that turn large weights into parameter-backed globals."""
+class ParameterExternalizer(TensorLiterals):
+    """FX importer hooks that turn large weights into parameter-backed globals (the others into
+    literals, as `TensorLiterals` does)."""
 
     def __init__(self, min_bytes: int = 4096, named_tensors=()):
         """`named_tensors` (e.g. `model.state_dict().items()`) give the parameters their names."""
+        super().__init__()
         self.min_bytes = min_bytes
         self._names = {t.data_ptr(): name for name, t in named_tensors if hasattr(t, "data_ptr")}
         self.weights: dict[str, object] = {}  # parameter key -> torch tensor
@@ -48,7 +45,7 @@ class ParameterExternalizer(_hooks_base()):
         from torch_mlir import ir
 
         if not isinstance(literal, torch.Tensor) or literal.nbytes < self.min_bytes or self._module_op is None:
-            return None
+            return super().resolve_literal(gni, literal, info)
         key = self._keys_by_tensor.get(id(literal))
         element_type = gni._cc.dtype_to_type(literal.dtype)
         if isinstance(element_type, ir.IntegerType):  # builtin tensors use signless integers

@@ -104,7 +104,8 @@ def import_torch(model, example_args=(), dynamic_dims=(), func_name: str = "main
     """The model as a torch-dialect `torch_mlir.ir.Module` (value semantics, shapes refined).
 
     `model` is an `nn.Module` (traced with `example_args`) or a `torch.export.ExportedProgram`;
-    `hooks` are FX importer hooks (`strata.parameters.ParameterExternalizer`).
+    `hooks` are FX importer hooks (`strata.parameters.ParameterExternalizer`); by default
+    `strata.tensor_literals.TensorLiterals`, which imports constant tensors faster.
     """
     import torch
     from torch_mlir import fx, ir
@@ -112,6 +113,7 @@ def import_torch(model, example_args=(), dynamic_dims=(), func_name: str = "main
     from torch_mlir.extras.fx_importer import FxImporter
 
     from strata.diagnostics import DiagnosticCollector
+    from strata.tensor_literals import TensorLiterals
 
     example_args = tuple(example_args)
     if isinstance(model, torch.nn.Module):
@@ -137,7 +139,7 @@ def import_torch(model, example_args=(), dynamic_dims=(), func_name: str = "main
     with warnings.catch_warnings(), collector.collect():
         warnings.simplefilter("ignore", FutureWarning)  # torch-mlir uses a deprecated pytree API
         try:
-            importer = FxImporter(context=context, hooks=hooks)
+            importer = FxImporter(context=context, hooks=hooks or TensorLiterals())
             return fx.export_and_import(model, output_type="torch", func_name=func_name, fx_importer=importer)
         except Exception as e:
             raise _fx_import_error(model, e, collector.take()) from None
