@@ -24,7 +24,7 @@ from strata.torch_import import import_torch
 
 TILE_PASS = "func.func(strata-data-tile-matmul{tile-m=8 tile-n=16})"
 VECTOR_PASS = "func.func(strata-data-tile-matmul{tile-m=1 tile-n=32 min-rows=1})"
-CONV_PASS = "strata-data-tile-conv{tile-m=4 tile-n=16 direct-min-width=16 pixel-tiles=true}"
+CONV_PASSES = ["strata-data-tile-conv{tile-m=4 tile-n=16 direct-min-width=16 pixel-tiles=true winograd-min-channels=16}", "strata-fuse-conv-epilogue"]
 AVX2 = frozenset({"avx", "avx2", "fma", "sse4_2"})
 
 
@@ -58,8 +58,9 @@ def test_only_avx2_hosts_without_avx512_get_strata_tiles(monkeypatch):
     assert tuned_passes(CompileOptions(), matrix) == [TILE_PASS]
     assert tuned_passes(CompileOptions(chip="native"), matrix) == [TILE_PASS]
     assert tuned_passes(CompileOptions(), vectors) == [VECTOR_PASS]
-    # A CNN: its convolutions are tiled by strata-data-tile-conv (test_data_tile_conv.py).
-    assert tuned_passes(CompileOptions(), frozenset({"conv", "matrix"})) == [CONV_PASS]
+    # A CNN: its convolutions are tiled by strata-data-tile-conv (test_data_tile_conv.py), what
+    # follows them folded into strata's kernels by strata-fuse-conv-epilogue.
+    assert tuned_passes(CompileOptions(), frozenset({"conv", "matrix"})) == CONV_PASSES
     # The 1x32 tiles replace the ukernel (whose generic path would take them), on codegen.
     flags = iree_flags(CompileOptions(), traits=vectors)
     assert "--iree-llvmcpu-enable-ukernels=all" not in flags and "--iree-llvmcpu-enable-ukernels=none" in flags
