@@ -351,41 +351,40 @@ class WinogradConv(ConvKernel):
             lanes.append(scalar)
         return lanes
 
-    def _store_pixel(self, text: _Text, value: str, channels, row: str, col: str, memrefs, indent: int) -> None:
+    def _guard(self, text: _Text, row: str, row_limit: str, col: str, col_limit: str, indent: int) -> int:
+        """Opens an `scf.if` of `row` < `row_limit` and `col` < `col_limit`, each only where the
+        output rows (columns) are odd, so that the last tile row (column) is half outside;
+        returns the indentation inside (`indent` if nothing was opened)."""
         checks = []
         if self.oh % 2:
-            checks.append(text.op(indent, f"arith.cmpi ult, {row}, %out_rows : index"))
+            checks.append(text.op(indent, f"arith.cmpi ult, {row}, {row_limit} : index"))
         if self.ow % 2:
-            checks.append(text.op(indent, f"arith.cmpi ult, {col}, %out_cols : index"))
-        if checks:
-            inside = checks[0] if len(checks) == 1 else text.op(indent, f"arith.andi {checks[0]}, {checks[1]} : i1")
-            text.emit(indent, f"scf.if {inside} {{")
-            indent += 2
-        for channel, scalar in zip(channels, self._lanes(text, value, channels, row, col, memrefs, indent)):
-            text.emit(indent, f"memref.store {scalar}, %output[%n, {channel}, {row}, {col}] : {memrefs['output']}")
-        if checks:
-            text.emit(indent - 2, "}")
+            checks.append(text.op(indent, f"arith.cmpi ult, {col}, {col_limit} : index"))
+        if not checks:
+            return indent
+        inside = checks[0] if len(checks) == 1 else text.op(indent, f"arith.andi {checks[0]}, {checks[1]} : i1")
+        text.emit(indent, f"scf.if {inside} {{")
+        return indent + 2
+
+    def _store_pixel(self, text: _Text, value: str, channels, row: str, col: str, memrefs, indent: int) -> None:
+        inner = self._guard(text, row, "%out_rows", col, "%out_cols", indent)
+        for channel, scalar in zip(channels, self._lanes(text, value, channels, row, col, memrefs, inner)):
+            text.emit(inner, f"memref.store {scalar}, %output[%n, {channel}, {row}, {col}] : {memrefs['output']}")
+        if inner != indent:
+            text.emit(indent, "}")
 
     def _store_pooled(self, text: _Text, pixels, channels, tile_row: str, tile_col: str, rows, cols, memrefs, indent: int) -> None:
         """Stores the max of the tile's four pixels (after the epilogue): one pixel of the pooled
         output, if the tile is a whole pool window (with odd rows or columns, the last is not)."""
-        checks = []
-        if self.oh % 2:
-            checks.append(text.op(indent, f"arith.cmpi ult, {tile_row}, %pooled_rows : index"))
-        if self.ow % 2:
-            checks.append(text.op(indent, f"arith.cmpi ult, {tile_col}, %pooled_cols : index"))
-        if checks:
-            inside = checks[0] if len(checks) == 1 else text.op(indent, f"arith.andi {checks[0]}, {checks[1]} : i1")
-            text.emit(indent, f"scf.if {inside} {{")
-            indent += 2
-        lanes = {key: self._lanes(text, value, channels, rows[key[0]], cols[key[1]], memrefs, indent) for key, value in pixels.items()}
+        inner = self._guard(text, tile_row, "%pooled_rows", tile_col, "%pooled_cols", indent)
+        lanes = {key: self._lanes(text, value, channels, rows[key[0]], cols[key[1]], memrefs, inner) for key, value in pixels.items()}
         for lane, channel in enumerate(channels):
-            top = text.op(indent, f"arith.maximumf {lanes[0, 0][lane]}, {lanes[0, 1][lane]} : f32")
-            bottom = text.op(indent, f"arith.maximumf {lanes[1, 0][lane]}, {lanes[1, 1][lane]} : f32")
-            pooled = text.op(indent, f"arith.maximumf {top}, {bottom} : f32")
-            text.emit(indent, f"memref.store {pooled}, %output[%n, {channel}, {tile_row}, {tile_col}] : {memrefs['output']}")
-        if checks:
-            text.emit(indent - 2, "}")
+            top = text.op(inner, f"arith.maximumf {lanes[0, 0][lane]}, {lanes[0, 1][lane]} : f32")
+            bottom = text.op(inner, f"arith.maximumf {lanes[1, 0][lane]}, {lanes[1, 1][lane]} : f32")
+            pooled = text.op(inner, f"arith.maximumf {top}, {bottom} : f32")
+            text.emit(inner, f"memref.store {pooled}, %output[%n, {channel}, {tile_row}, {tile_col}] : {memrefs['output']}")
+        if inner != indent:
+            text.emit(indent, "}")
 
 
 def _relu(text: _Text, value: str, type_: str, indent: int) -> str:

@@ -9,6 +9,7 @@ import functools
 import pytest
 import torch
 
+import strata.targets
 from strata.compile_stages import run_stages
 from strata.iree_compile import CompileOptions
 from strata.models import cnn, gpt2, llama, mlp, transformer
@@ -50,3 +51,12 @@ def compiled():
 @pytest.fixture(scope="session")
 def zoo():
     return zoo_model
+
+
+@pytest.fixture
+def avx2_host(monkeypatch):
+    """The host as an AVX2 + FMA CPU without AVX-512, which the tuned defaults that hand
+    convolutions to strata's kernels require; skipped where the CPU cannot run those kernels."""
+    if not {"avx2", "fma"} <= strata.targets.host_cpu_flags():
+        pytest.skip("strata's convolution kernels need AVX2 and FMA")
+    monkeypatch.setattr(strata.targets, "host_cpu_flags", lambda: frozenset({"avx", "avx2", "fma", "sse4_2"}))

@@ -17,7 +17,6 @@ import pytest
 import torch
 from torch import nn
 
-import strata.targets
 from compiled_vs_eager import assert_matches_eager, linalg_and_run
 from strata.compile_stages import StageOptions, run_stages
 from strata.direct_conv import DirectConv
@@ -27,16 +26,8 @@ from strata.kernel_calls import calls_kernels, dispatch_kernels, kernel_of
 from strata.pixel_tile_conv import PixelTileConv
 from strata.torch_import import import_torch
 
-AVX2 = frozenset({"avx", "avx2", "fma", "sse4_2"})
 KERNEL_CALL = "call @strata_kernel_conv6x16_"
 TARGET = '#hal.executable.target<"llvm-cpu", "embedded-elf-x86_64", {cpu_features = "+avx,+avx2,+fma"}>'
-
-
-@pytest.fixture
-def avx2_host(monkeypatch):
-    if not {"avx2", "fma"} <= strata.targets.host_cpu_flags():
-        pytest.skip("strata's direct-convolution kernel needs AVX2 and FMA")
-    monkeypatch.setattr(strata.targets, "host_cpu_flags", lambda: AVX2)
 
 
 class StrideOne(nn.Module):

@@ -13,19 +13,9 @@ import pytest
 import torch
 from torch import nn
 
-import strata.targets
 from compiled_vs_eager import assert_matches_eager, linalg_and_run
 from strata.kernel_calls import kernel_of
 from strata.winograd_conv import WinogradConv, WinogradInput, transformed_type
-
-AVX2 = frozenset({"avx", "avx2", "fma", "sse4_2"})
-
-
-@pytest.fixture
-def avx2_host(monkeypatch):
-    if not {"avx2", "fma"} <= strata.targets.host_cpu_flags():
-        pytest.skip("strata's Winograd kernels need AVX2 and FMA")
-    monkeypatch.setattr(strata.targets, "host_cpu_flags", lambda: AVX2)
 
 
 class Winograd(nn.Module):
