@@ -5,7 +5,8 @@ bias, batch norm and ReLU after it (five elementwise ops as Torch-MLIR lowers a 
 `BatchNorm2d`, `ReLU`) became a dispatch that read and wrote the whole output once more: on the
 small CNN, a quarter of the time per call went to those and the pooling. The kernels apply them
 in registers instead (`strata.conv_kernel`), from one scale and one shift per output channel,
-and the row kernel pools 2x2 too, so that the CNN's convolutions write a quarter of their output.
+and the row and Winograd kernels pool 2x2 too, so that the CNN's convolutions write a quarter of
+their output.
 """
 
 from dataclasses import dataclass, field
@@ -28,8 +29,8 @@ _PURE = {"linalg.broadcast", "linalg.fill", "linalg.generic", "tensor.empty", "t
 @dataclass
 class _Chain:
     """What follows a kernel call: affine steps `(op, channel operand index)` on the scale and
-    shift, a residual and a ReLU, and the generics they came from (the last one's result is the
-    chain's)."""
+    shift, a residual, a ReLU and a 2x2 max pool, and the ops they came from (the last one's
+    result is the chain's)."""
 
     channel_values: list[tuple[ir.Value, str]] = field(default_factory=list)  # (tensor, map over [F])
     steps: list[tuple[str, int]] = field(default_factory=list)
@@ -51,7 +52,8 @@ def _channel_value(value: ir.Value, map_text: str, f: int) -> tuple[ir.Value, st
     """`value` as a tensor over the output channels: (the tensor, its map over [F]), or None.
 
     Read with the identity map: the result of a `linalg.broadcast` of a tensor<F> over [0, 2, 3].
-    Otherwise its map must read `d1` or nothing at each dimension, with F or 1 there."""
+    Otherwise its map must read `d1` or nothing at each dimension, with F or 1 there. (Its
+    elements are f32: the op that reads it takes the f32 chain value too.)"""
     if map_text == _IDENTITY:
         owner = value.owner
         if not isinstance(owner, ir.OpView) or owner.operation.name != "linalg.broadcast":
