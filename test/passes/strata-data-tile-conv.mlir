@@ -6,6 +6,7 @@
 // RUN: not strata-opt --strata-data-tile-conv='tile-n=0' %s 2>&1 | FileCheck %s --check-prefix=BAD
 // RUN: strata-opt --split-input-file --strata-data-tile-conv='direct-min-width=16' %s | FileCheck %s --check-prefix=DIRECT
 // RUN: not strata-opt --strata-data-tile-conv='direct-min-width=-1' %s 2>&1 | FileCheck %s --check-prefix=BAD-DIRECT
+// RUN: not strata-opt --strata-data-tile-conv='winograd-min-channels=-4' %s 2>&1 | FileCheck %s --check-prefix=BAD-WINOGRAD
 // RUN: strata-opt --split-input-file --strata-data-tile-conv='direct-min-width=16 pixel-tiles=true' %s | FileCheck %s --check-prefix=PIXELS
 // RUN: strata-opt --split-input-file --strata-data-tile-conv='direct-min-width=16 pixel-tiles=true winograd-min-channels=16' %s | FileCheck %s --check-prefix=WINOGRAD
 
@@ -193,6 +194,7 @@ func.func @untouched(%x: tensor<?x3x8x8xf32>, %w: tensor<4x3x3x3xf32>, %y: tenso
 
 // BAD: strata-data-tile-conv: tile-m and tile-n must be at least 1; got tile-n=0
 // BAD-DIRECT: strata-data-tile-conv: direct-min-width must be 0 (off) or more; got -1
+// BAD-WINOGRAD: strata-data-tile-conv: winograd-min-channels must be 0 (off) or more; got -4
 
 // -----
 

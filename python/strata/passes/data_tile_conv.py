@@ -303,8 +303,9 @@ def run(op: ir.Operation, options) -> None:
     bad = [f"{name}={value}" for name, value in sizes.items() if value < 1]
     if bad:
         raise StrataError(f"strata-data-tile-conv: tile-m and tile-n must be at least 1; got {', '.join(bad)}")
-    if options.direct_min_width < 0:
-        raise StrataError(f"strata-data-tile-conv: direct-min-width must be 0 (off) or more; got {options.direct_min_width}")
+    for name, value in (("direct-min-width", options.direct_min_width), ("winograd-min-channels", options.winograd_min_channels)):
+        if value < 0:
+            raise StrataError(f"strata-data-tile-conv: {name} must be 0 (off) or more; got {value}")
 
     def lower(conv: ir.Operation):
         winograd = _winograd(conv, options.winograd_min_channels) if options.winograd_min_channels else None
