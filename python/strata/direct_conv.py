@@ -30,7 +30,7 @@ shift broadcast, the residual loaded like the output is stored.
 import re
 from dataclasses import dataclass
 
-from strata.conv_kernel import ConvKernel
+from strata.conv_kernel import ConvKernel, relu
 
 # Output channels and pixels of one register tile: 6 x 16 in twelve 8-float accumulators.
 CHANNELS = 6
@@ -160,8 +160,7 @@ class _Writer:
                             residual = self.op(body, f"vector.load {at} : {self.residual_type}, {v8}")
                         value = self.op(body, f"arith.addf {value}, {residual} : {v8}")
                     if self.conv.relu:
-                        positive = self.op(body, f"arith.cmpf ugt, {value}, %zero : {v8}")
-                        value = self.op(body, f"arith.select {positive}, {value}, %zero : vector<8xi1>, {v8}")
+                        value = relu(lambda text: self.op(body, text), value, v8)
                     values.append(value)
                 if self.conv.pool2:
                     self.store_pooled(values, out_channel, col, tail, body)

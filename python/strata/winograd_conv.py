@@ -24,7 +24,7 @@ convolution to about 1e-6 relative.
 import re
 from dataclasses import dataclass
 
-from strata.conv_kernel import ConvKernel, executable_text, layout
+from strata.conv_kernel import ConvKernel, executable_text, layout, relu
 
 TILES = 6  # tiles per register tile
 CHANNELS = 16  # output channels per register tile
@@ -321,7 +321,7 @@ class WinogradConv(ConvKernel):
             if self.affine:
                 value = text.op(body, f"vector.fma {value}, {scale}, {shift} : {v8}")
             if self.relu and not self.residual:
-                value = _relu(text, value, v8, body)
+                value = relu(lambda op: text.op(body, op), value, v8)
             finished[r, q] = value
         if self.pool2:
             self._store_pooled(text, finished, channels, tile_row, tile_col, rows, cols, memrefs, body)
@@ -347,7 +347,7 @@ class WinogradConv(ConvKernel):
                 residual = text.op(indent, f"memref.load %residual[%n, {channel}, {row}, {col}] : {memrefs['residual']}")
                 scalar = text.op(indent, f"arith.addf {scalar}, {residual} : f32")
                 if self.relu:
-                    scalar = _relu(text, scalar, "f32", indent)
+                    scalar = relu(lambda op: text.op(indent, op), scalar, "f32")
             lanes.append(scalar)
         return lanes
 
@@ -385,10 +385,3 @@ class WinogradConv(ConvKernel):
             text.emit(inner, f"memref.store {pooled}, %output[%n, {channel}, {tile_row}, {tile_col}] : {memrefs['output']}")
         if inner != indent:
             text.emit(indent, "}")
-
-
-def _relu(text: _Text, value: str, type_: str, indent: int) -> str:
-    vector = type_.startswith("vector")
-    zero = "%zero" if vector else "%zero_f32"
-    positive = text.op(indent, f"arith.cmpf ugt, {value}, {zero} : {type_}")
-    return text.op(indent, f"arith.select {positive}, {value}, {zero} : {'vector<8xi1>, ' if vector else ''}{type_}")
