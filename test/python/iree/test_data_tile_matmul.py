@@ -6,6 +6,7 @@ tiles are a speed choice, not a correctness one, and any CPU computes them right
 """
 
 import platform
+import re
 
 import numpy as np
 import pytest
@@ -88,6 +89,24 @@ def test_tiled_products_match_eager(avx2_host):
         expected = model(*args)
     for result, reference in zip(results, expected):
         np.testing.assert_allclose(result, reference.numpy(), rtol=1e-5, atol=1e-5)
+
+
+def test_long_reductions_read_the_weights_once(avx2_host, tmp_path):
+    """`matmul-tile-bytes`: with IREE's 256 KiB a reduction of 3072 leaves room for one 8-row
+    tile of A per workgroup, and the weights are read once per 8 rows; strata's default gives the
+    workgroup all 32 rows (4 tiles), so they are read once per call."""
+    torch.manual_seed(0)
+    model = nn.Linear(3072, 256).eval()
+    args = (torch.randn(32, 3072),)
+    dump = tmp_path / "configs"
+    options = CompileOptions(extra_flags=(f"--iree-hal-dump-executable-configurations-to={dump}",))
+    vmfb = run_stages(import_torch(model, args, []), options)
+    configs = "\n".join(path.read_text() for path in dump.glob("*.mlir"))
+    (workgroup,) = re.findall(r"linalg\.mmt4d \{lowering_config = #iree_cpu\.lowering_config<distribution = \[(\d+), (\d+)", configs)
+    assert int(workgroup[0]) == 4
+    (result,) = LoadedModule(vmfb, "local-task").function("main")(args[0].numpy())
+    with torch.no_grad():
+        np.testing.assert_allclose(result, model(*args).numpy(), rtol=1e-4, atol=1e-4)
 
 
 def test_tiled_matrix_vector_products_match_eager(avx2_host):
