@@ -156,6 +156,52 @@ PASSES = ({'anchor': 'builtin.module',
   'summary': 'Compute static float matmuls as linalg.mmt4d on operands packed into tile-m x tile-n '
              "x 1 tiles, for IREE's CPU codegen",
   'td_file': 'passes/data_tile_matmul.td'},
+ {'anchor': 'func.func',
+  'argument': 'strata-fold-unpack-pack',
+  'description': "After strata-data-tile-matmul, a transformer's MLP is a chain\n"
+                 '    `mmt4d -> linalg.unpack -> elementwise ops (bias, GELU; SiLU(gate) * up)\n'
+                 "    -> linalg.pack -> mmt4d`: the first product's result, in tiles of\n"
+                 '    `tile-m` rows x `tile-n` columns (`C[M1][N1][tm][tn]`), is unpacked to\n'
+                 "    rows, and the rows packed again into the next product's A tiles of `tm`\n"
+                 '    rows x 1 (`A[M1][K][tm][1]`, K = N). IREE computes the unpack, the\n'
+                 '    elementwise ops and the pack in one dispatch, but vectorizes that pack\n'
+                 '    element by element.\n'
+                 '\n'
+                 '    Element (m1, n1, i, j) of C is element (m1, n1 * tn + j, i) of A: the\n'
+                 '    repacking is a transpose of each tm x tn tile, and the elementwise ops\n'
+                 '    can run on the tiles as well as on rows. This pass rewrites each\n'
+                 "    `linalg.pack` into tm x 1 tiles that feeds an mmt4d's A, and whose\n"
+                 '    source is a tree of single-use elementwise `linalg.generic`s (all loops\n'
+                 '    parallel, the result written with the identity map and its old value\n'
+                 '    not read), reshapes that add or drop unit dimensions, and\n'
+                 '    `linalg.unpack`s of tm x tn tiles, into the same generics on the tiles\n'
+                 '    (`[M1][N1][tm][tn]`), the last of which writes each tile transposed\n'
+                 "    (`[M1][N1][tn][tm]`), and a reshape of that into A's tiles. A generic's\n"
+                 '    other operands may be values per column (a bias: read at n, reshaped to\n'
+                 '    `[N1][tn]`), per row (read at m, reshaped to `[M1][tm]`, only where\n'
+                 '    whole tiles hold M rows) or scalars. Rows that pad M to whole tiles now\n'
+                 "    hold the elementwise ops of padding instead of zeros; the next matmul's\n"
+                 '    rows are independent, and the unpack of its result drops them.\n'
+                 '\n'
+                 '    Not rewritten: packs into other tiles, packs of values something else\n'
+                 "    also reads, unpacks whose N is not whole tiles (A's K would include\n"
+                 '    padding), and generics that read an operand in any other way. With\n'
+                 "    `math-only`, only chains that call a `math` function (GELU's tanh or\n"
+                 "    erf, SiLU's exp): IREE vectorizes the elementwise ops of its\n"
+                 "    unpack-and-pack dispatch along the pack's 8-row tiles, 8 elements a\n"
+                 '    whole row apart, which costs most where each element takes many\n'
+                 '    instructions; on the tiles the vectors are contiguous.',
+  'module': 'fold_unpack_pack',
+  'options': ({'default': 'false',
+               'description': 'Only rewrite chains whose elementwise ops call a math-dialect '
+                              'function',
+               'is_list': False,
+               'name': 'math-only',
+               'type': 'bool'},),
+  'summary': "Keep a data-tiled matmul's result in its tiles when elementwise ops carry it to the "
+             "next matmul's A: the ops run on the tiles, and a transpose of each tile replaces the "
+             'unpack and the pack',
+  'td_file': 'passes/fold_unpack_pack.td'},
  {'anchor': 'builtin.module',
   'argument': 'strata-fuse-conv-epilogue',
   'description': "strata-data-tile-conv hands convolutions to strata's own kernels as\n"

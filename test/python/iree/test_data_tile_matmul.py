@@ -25,6 +25,7 @@ from strata.torch_import import import_torch
 
 TILE_PASS = "func.func(strata-data-tile-matmul{tile-m=8 tile-n=16})"
 VECTOR_PASS = "func.func(strata-data-tile-matmul{tile-m=1 tile-n=32 min-rows=1})"
+FOLD_PASS = "func.func(strata-fold-unpack-pack{math-only=true})"
 CONV_PASSES = ["strata-data-tile-conv{tile-m=4 tile-n=16 direct-min-width=16 pixel-tiles=true winograd-min-channels=16}", "strata-fuse-conv-epilogue"]
 AVX2 = frozenset({"avx", "avx2", "fma", "sse4_2"})
 
@@ -56,8 +57,8 @@ def _products():
 def test_only_avx2_hosts_without_avx512_get_strata_tiles(monkeypatch):
     matrix, vectors = frozenset({"matrix", "gemm"}), frozenset({"matvec"})
     monkeypatch.setattr(strata.targets, "host_cpu_flags", lambda: AVX2)
-    assert tuned_passes(CompileOptions(), matrix) == [TILE_PASS]
-    assert tuned_passes(CompileOptions(chip="native"), matrix) == [TILE_PASS]
+    assert tuned_passes(CompileOptions(), matrix) == [TILE_PASS, FOLD_PASS]
+    assert tuned_passes(CompileOptions(chip="native"), matrix) == [TILE_PASS, FOLD_PASS]
     assert tuned_passes(CompileOptions(), vectors) == [VECTOR_PASS]
     # A CNN: its convolutions are tiled by strata-data-tile-conv (test_data_tile_conv.py), what
     # follows them folded into strata's kernels by strata-fuse-conv-epilogue.
@@ -107,6 +108,37 @@ def test_long_reductions_read_the_weights_once(avx2_host, tmp_path):
     (result,) = LoadedModule(vmfb, "local-task").function("main")(args[0].numpy())
     with torch.no_grad():
         np.testing.assert_allclose(result, model(*args).numpy(), rtol=1e-4, atol=1e-4)
+
+
+class GatedMLPs(nn.Module):
+    """A GELU MLP and a SwiGLU MLP, as GPT-2 and LLaMA write them."""
+
+    def __init__(self):
+        super().__init__()
+        self.up, self.down = nn.Linear(64, 48), nn.Linear(48, 32)
+        self.gate, self.up2, self.down2 = (nn.Linear(64, 48, bias=False), nn.Linear(64, 48, bias=False), nn.Linear(48, 32, bias=False))
+
+    def forward(self, x):
+        gelu = self.down(nn.functional.gelu(self.up(x), approximate="tanh"))
+        return gelu, self.down2(nn.functional.silu(self.gate(x)) * self.up2(x))
+
+
+@pytest.mark.parametrize("rows", [20, 16])
+def test_activations_between_matmuls_stay_in_tiles(avx2_host, rows):
+    """strata-fold-unpack-pack (`tiles-between-matmuls`): the hidden activations go from one
+    mmt4d to the next without an unpack and a pack; 20 rows leave a partial tile whose padding
+    rows are computed and dropped."""
+    torch.manual_seed(0)
+    model, args = GatedMLPs().eval(), (torch.randn(1, rows, 64),)
+    linalg = run_stages(import_torch(model, args, []), CompileOptions(), StageOptions(stop_at="linalg"))
+    assert linalg.count("linalg.mmt4d ins") == 5
+    assert linalg.count("linalg.unpack") == 2  # the two results only
+    assert linalg.count("-> tensor<3x48x8x1xf32>" if rows == 20 else "-> tensor<2x48x8x1xf32>") == 0  # no pack into A tiles of 48
+    results = LoadedModule(run_stages(import_torch(model, args, []), CompileOptions()), "local-task").function("main")(args[0].numpy())
+    with torch.no_grad():
+        expected = model(*args)
+    for result, reference in zip(results, expected):  # IREE's tanh and exp round differently from eager's
+        np.testing.assert_allclose(result, reference.numpy(), rtol=1e-4, atol=1e-4)
 
 
 def test_tiled_matrix_vector_products_match_eager(avx2_host):
