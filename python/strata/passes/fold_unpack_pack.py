@@ -42,12 +42,12 @@ class _Tiles:
 
 
 class _Matcher:
-    """Finds the tree of elementwise ops and unpacks under a pack's source."""
+    """Finds the elementwise ops and unpacks under a pack's source (a DAG: x * sigmoid(x) reads x twice)."""
 
     def __init__(self, m: int, n: int, tm: int):
         self.m, self.n, self.tm = m, n, tm
         self.tn: int | None = None
-        self.ops: list[ir.Operation] = []  # every op the rewrite replaces, each before its producers
+        self.ops: list[ir.Operation] = []  # every op the rewrite replaces
         self.memo: list[tuple[ir.Value, _Tiles | None]] = []
 
     def tiles(self, value: ir.Value) -> _Tiles | None:

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from torch_mlir import ir
 
 from strata.conv_kernel import ConvKernel
-from strata.ir_splice import tensor_type
+from strata.ir_splice import erase_unused, insert_lowered, tensor_type
 from strata.kernel_calls import declare_kernels, kernel_of
 
 _IDENTITY = "(d0, d1, d2, d3) -> (d0, d1, d2, d3)"
@@ -23,9 +23,6 @@ _UGT = 9  # arith::CmpFPredicate::UGT
 _AFFINE = {"arith.addf": "add", "arith.subf": "sub", "arith.mulf": "mul", "arith.divf": "div"}
 _AFFINE_SWAPPED = {"arith.addf": "add", "arith.subf": "rsub", "arith.mulf": "mul"}
 # Ops with no effect but their results, which the rewrite may leave unused.
-_PURE = {"linalg.broadcast", "linalg.fill", "linalg.generic", "tensor.empty", "tensor.expand_shape", "tensor.collapse_shape", "arith.constant"}
-
-
 @dataclass
 class _Chain:
     """What follows a kernel call: affine steps `(op, channel operand index)` on the scale and
@@ -252,35 +249,14 @@ def _fuse(call: ir.Operation) -> None:
         f"func.func private @{fused.symbol}({call_types}) -> {y_type}",
     ]
     last = chain.ops[-1]
-    with last.context, call.location:
-        module = ir.Module.parse("\n".join(lines))
-    lowered = next(op for op in module.body.operations if op.attributes["sym_name"].value == "lowered")
-    block = lowered.regions[0].blocks[0]
-    for argument, value in zip(block.arguments, values):
-        argument.replace_all_uses_with(value)
-    *body, returned = [op.operation for op in block.operations]
-    for op in body:
-        op.move_before(last)
-    last.results[0].replace_all_uses_with(returned.operands[0])
+    (fused_result,) = insert_lowered("\n".join(lines), last, values, location=call.location)
+    last.results[0].replace_all_uses_with(fused_result)
     dropped = [*reversed(chain.ops), call]
     producers = [v.owner for op in dropped for v in op.operands]
     producers = [p for p in producers if isinstance(p, ir.OpView) and not any(p.operation == op for op in dropped)]
     for op in dropped:
         op.erase()
-    _erase_unused(producers)
-
-
-def _erase_unused(ops) -> None:
-    """Erases the pure ops among `ops` whose results are no longer used, and then their
-    producers that became unused in turn."""
-    pending = [op.operation for op in ops]
-    while pending:
-        op = pending.pop()
-        if op.name not in _PURE or any(len(list(r.uses)) for r in op.results) or any(op == p for p in pending):
-            continue
-        producers = [v.owner for v in op.operands]
-        op.erase()
-        pending += [p.operation for p in producers if isinstance(p, ir.OpView)]
+    erase_unused(producers)
 
 
 def run(op: ir.Operation, options) -> None:
