@@ -410,4 +410,33 @@ PASSES = ({'anchor': 'builtin.module',
   'module': 'read_only_arguments',
   'options': (),
   'summary': 'Mark the tensor arguments of public functions read-only for bufferization',
-  'td_file': 'passes/read_only_arguments.td'})
+  'td_file': 'passes/read_only_arguments.td'},
+ {'anchor': 'builtin.module',
+  'argument': 'strata-softmax-kernel',
+  'description': 'Torch-MLIR lowers `softmax(x, dim=-1)` to a max reduction (with an\n'
+                 '    argmax nobody reads), `x - max`, its exponential, a sum reduction and a\n'
+                 "    division; and `scaled_dot_product_attention`'s safe softmax adds a test\n"
+                 '    of whether each row is all -inf and a select of zeros for such rows.\n'
+                 '    IREE raises the first part to its softmax op, which its CPU codegen\n'
+                 '    computes with each exponential evaluated twice, and computes the test in\n'
+                 '    a dispatch of its own over the whole input.\n'
+                 '\n'
+                 '    This pass finds that chain of `linalg.generic`s (each value read only by\n'
+                 '    the next, unit dimensions reshaped anywhere between them) over a static\n'
+                 '    f32 input whose last dimension is whole 8-element vectors, and replaces\n'
+                 '    it with a call of `strata.softmax_kernel` on the input collapsed to rows\n'
+                 '    (`@strata_kernel_softmax_r<rows>_c<cols>[_safe]`), which becomes a\n'
+                 '    dispatch of its own when IREE takes the module: one exponential per\n'
+                 "    element, and the safe variant's test from the row's max (a row is all\n"
+                 '    -inf exactly when its max is -inf: a NaN makes the max NaN). Where a\n'
+                 "    `linalg.pack` into 8-row x 1-column tiles (the next matmul's A) alone\n"
+                 '    reads the result and the rows are whole tiles, the kernel writes those\n'
+                 '    tiles and the pack goes.\n'
+                 '\n'
+                 "    Not a tuned default: the dispatch is faster than IREE's, the whole call\n"
+                 '    of most models measured was not (targets/llvm-cpu.toml has the figures).',
+  'module': 'softmax_kernel',
+  'options': (),
+  'summary': "Compute softmax along the last dimension, as Torch-MLIR decomposes it, with strata's "
+             'row-softmax kernel',
+  'td_file': 'passes/softmax_kernel.td'})
