@@ -1,4 +1,5 @@
-"""Recognizing what produced a value in linalg IR, for rewrites that special-case it.
+"""Recognizing what produced a value in linalg IR, for rewrites that special-case it, and
+finding the ops a rewrite visits.
 
 Both matmul packing (upstream route) and convolution tiling (IREE route) treat an init written
 by `linalg.fill` of a constant differently from any other accumulator: the fill folds into the
@@ -19,3 +20,17 @@ def fill_constant(value: ir.Value) -> ir.Attribute | None:
     if constant is None or constant.name != "arith.constant":
         return None
     return constant.attributes["value"]
+
+
+def ops_named(root: ir.Operation, name: str) -> list[ir.Operation]:
+    """Every op named `name` under `root`, in walk order: collected before a rewrite visits them,
+    so that it may change the IR as it goes."""
+    found = []
+
+    def visit(op):
+        if op.name == name:
+            found.append(op)
+        return ir.WalkResult.ADVANCE
+
+    root.walk(visit)
+    return found

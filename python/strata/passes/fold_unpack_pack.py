@@ -12,6 +12,8 @@ from dataclasses import dataclass, field
 from torch_mlir import ir
 from torch_mlir.dialects import linalg, tensor
 
+from strata.linalg_match import ops_named
+
 _RESHAPES = ("tensor.expand_shape", "tensor.collapse_shape")
 
 
@@ -271,13 +273,5 @@ def _fold(pack: ir.Operation, math_only: bool) -> bool:
 
 
 def run(op: ir.Operation, options) -> None:
-    packs = []
-
-    def visit(inner):
-        if inner.name == "linalg.pack":
-            packs.append(inner)
-        return ir.WalkResult.ADVANCE
-
-    op.walk(visit)
-    for pack in packs:
+    for pack in ops_named(op, "linalg.pack"):
         _fold(pack, options.math_only)

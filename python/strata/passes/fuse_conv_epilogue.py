@@ -16,6 +16,7 @@ from torch_mlir import ir
 from strata.conv_kernel import ConvKernel
 from strata.ir_splice import erase_unused, insert_lowered, tensor_type
 from strata.kernel_calls import declare_kernels, kernel_of
+from strata.linalg_match import ops_named
 
 _IDENTITY = "(d0, d1, d2, d3) -> (d0, d1, d2, d3)"
 _UGT = 9  # arith::CmpFPredicate::UGT
@@ -260,14 +261,6 @@ def _fuse(call: ir.Operation) -> None:
 
 
 def run(op: ir.Operation, options) -> None:
-    calls = []
-
-    def visit(inner):
-        if inner.name == "func.call" and kernel_of(inner.attributes["callee"].value) is not None:
-            calls.append(inner)
-        return ir.WalkResult.ADVANCE
-
-    op.walk(visit)
-    for call in calls:
+    for call in ops_named(op, "func.call"):  # those of strata's convolution kernels: see _fuse
         _fuse(call)
     declare_kernels(op)

@@ -11,6 +11,7 @@ from torch_mlir import ir
 
 from strata.ir_splice import erase_unused, insert_lowered, tensor_type
 from strata.kernel_calls import declare_kernels
+from strata.linalg_match import ops_named
 from strata.softmax_kernel import LANES, Softmax
 
 _RESHAPES = ("tensor.expand_shape", "tensor.collapse_shape")
@@ -225,15 +226,7 @@ def _shape_of(type_text: str) -> list[int]:
 
 
 def run(op: ir.Operation, options) -> None:
-    divisions = []
-
-    def visit(inner):
-        if inner.name == "linalg.generic":
-            divisions.append(inner)
-        return ir.WalkResult.ADVANCE
-
-    op.walk(visit)
-    for div in divisions:
+    for div in ops_named(op, "linalg.generic"):
         found = _softmax(div)
         if found is None:
             continue
