@@ -21,7 +21,8 @@ def FoldUnpackPack : Pass<"strata-fold-unpack-pack", "func::FuncOp"> {
     source is a tree of single-use elementwise `linalg.generic`s (all loops
     parallel, the result written with the identity map and its old value
     not read), reshapes that add or drop unit dimensions, and
-    `linalg.unpack`s of tm x tn tiles, into the same generics on the tiles
+    `linalg.unpack`s of tm x tn tiles (no generic reading `linalg.index`),
+    into the same generics on the tiles
     (`[M1][N1][tm][tn]`), the last of which writes each tile transposed
     (`[M1][N1][tn][tm]`), and a reshape of that into A's tiles. A generic's
     other operands may be values per column (a bias: read at n, reshaped to

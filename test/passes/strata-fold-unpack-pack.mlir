@@ -132,7 +132,8 @@ func.func @row_scale_relu(%c: tensor<2x2x8x16xf32>, %s: tensor<16x1xf32>, %k: te
 
 // Left alone: the activation is also returned (its rows are needed), 20 rows with a value per row
 // (a partial tile would read past it), 24 columns (not whole tiles of 16: A's K would take the
-// padding), an operand read transposed, and a pack read by something other than an mmt4d's A.
+// padding), an operand read transposed, a pack read by something other than an mmt4d's A, and a
+// generic that reads its loop indices (the tiles would renumber them).
 // CHECK-LABEL: func.func @also_returned
 // CHECK:         linalg.unpack
 // CHECK:         linalg.pack
@@ -227,4 +228,27 @@ func.func @not_an_mmt4d_operand(%c: tensor<2x2x8x16xf32>) -> tensor<2x32x8x1xf32
   %pe = tensor.empty() : tensor<2x32x8x1xf32>
   %a = linalg.pack %t inner_dims_pos = [0, 1] inner_tiles = [8, 1] into %pe : tensor<16x32xf32> -> tensor<2x32x8x1xf32>
   return %a : tensor<2x32x8x1xf32>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @reads_indices
+// CHECK:         linalg.unpack
+// CHECK:         linalg.pack
+func.func @reads_indices(%c: tensor<2x2x8x16xf32>, %w: tensor<1x32x16x1xf32>, %acc: tensor<2x1x8x16xf32>) -> tensor<2x1x8x16xf32> {
+  %e = tensor.empty() : tensor<16x32xf32>
+  %u = linalg.unpack %c inner_dims_pos = [0, 1] inner_tiles = [8, 16] into %e : tensor<2x2x8x16xf32> -> tensor<16x32xf32>
+  %t = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%u : tensor<16x32xf32>) outs(%e : tensor<16x32xf32>) {
+  ^bb0(%x: f32, %o: f32):
+    %i = linalg.index 1 : index
+    %ii = arith.index_cast %i : index to i64
+    %f = arith.sitofp %ii : i64 to f32
+    %m = arith.mulf %x, %f : f32
+    %r = math.tanh %m : f32
+    linalg.yield %r : f32
+  } -> tensor<16x32xf32>
+  %pe = tensor.empty() : tensor<2x32x8x1xf32>
+  %a = linalg.pack %t inner_dims_pos = [0, 1] inner_tiles = [8, 1] into %pe : tensor<16x32xf32> -> tensor<2x32x8x1xf32>
+  %r = linalg.mmt4d ins(%a, %w : tensor<2x32x8x1xf32>, tensor<1x32x16x1xf32>) outs(%acc : tensor<2x1x8x16xf32>) -> tensor<2x1x8x16xf32>
+  return %r : tensor<2x1x8x16xf32>
 }

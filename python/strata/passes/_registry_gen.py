@@ -174,7 +174,8 @@ PASSES = ({'anchor': 'builtin.module',
                  '    source is a tree of single-use elementwise `linalg.generic`s (all loops\n'
                  '    parallel, the result written with the identity map and its old value\n'
                  '    not read), reshapes that add or drop unit dimensions, and\n'
-                 '    `linalg.unpack`s of tm x tn tiles, into the same generics on the tiles\n'
+                 '    `linalg.unpack`s of tm x tn tiles (no generic reading `linalg.index`),\n'
+                 '    into the same generics on the tiles\n'
                  '    (`[M1][N1][tm][tn]`), the last of which writes each tile transposed\n'
                  "    (`[M1][N1][tn][tm]`), and a reshape of that into A's tiles. A generic's\n"
                  '    other operands may be values per column (a bias: read at n, reshaped to\n'

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from torch_mlir import ir
 from torch_mlir.dialects import linalg, tensor
 
+from strata.ir_splice import erase_unused
 from strata.linalg_match import ops_named
 
 _RESHAPES = ("tensor.expand_shape", "tensor.collapse_shape")
@@ -99,6 +100,8 @@ class _Matcher:
         if (len(op.results) != 1 or any("parallel" not in t for t in iterators) or maps[-1] != ir.AffineMap.get_identity(rank)
                 or len(list(block.arguments[-1].uses))):
             return None
+        if any(inner.operation.name == "linalg.index" for inner in block.operations):
+            return None  # indices of rows and columns, which the tiles would renumber
         inputs = []
         for value, affine_map in zip(op.operands[:-1], maps[:-1]):
             kept = self._operand_dims(value, affine_map, rank)
@@ -213,15 +216,6 @@ class _Builder:
         return value
 
 
-def _unique(ops: list[ir.Operation]) -> list[ir.Operation]:
-    """`ops` without repeats, each where it first appears."""
-    kept = []
-    for op in ops:
-        if not any(op == other for other in kept):
-            kept.append(op)
-    return kept
-
-
 def _reassociation(groups: list[list[int]]) -> ir.ArrayAttr:
     i64 = ir.IntegerType.get_signless(64)
     return ir.ArrayAttr.get([ir.ArrayAttr.get([ir.IntegerAttr.get(i64, i) for i in group]) for group in groups])
@@ -233,22 +227,22 @@ def _calls_math(ops: list[ir.Operation]) -> bool:
                for inner in op.regions[0].blocks[0].operations)
 
 
-def _fold(pack: ir.Operation, math_only: bool) -> bool:
+def _fold(pack: ir.Operation, math_only: bool) -> None:
     tiles = _ints(pack, "static_inner_tiles")
     source, result = pack.operands[0], pack.results[0]
     if (_ints(pack, "inner_dims_pos") != [0, 1] or _ints(pack, "outer_dims_perm") or len(tiles) != 2 or tiles[1] != 1
             or len(_shape(source)) != 2):
-        return False
+        return
     reader = _only_user(result)
     if reader is None or reader.name != "linalg.mmt4d" or len(list(result.uses)) != 1 or reader.operands[0] != result:
-        return False
+        return
     m, n = _shape(source)
     matcher = _Matcher(m, n, tiles[0])
     tree = matcher.tiles(source)
     if tree is None or matcher.tn is None or not matcher.only_read_inside(pack):
-        return False
+        return
     if math_only and not _calls_math(matcher.ops):
-        return False
+        return
     builder = _Builder(matcher, ir.RankedTensorType(source.type).element_type)
     with ir.InsertionPoint(pack), pack.location:
         transposed = builder.build(tree, True)
@@ -257,19 +251,7 @@ def _fold(pack: ir.Operation, math_only: bool) -> bool:
                                       _reassociation([[0], [1, 2], [3]])).result
         packed = tensor.ExpandShapeOp(result.type, rows, _reassociation([[0], [1], [2, 3]]), [], _shape(result)).result
     result.replace_all_uses_with(packed)
-    replaced = _unique([pack] + matcher.ops)
-    destinations = [op.operands[1 if op.name in ("linalg.pack", "linalg.unpack") else -1] for op in replaced if op.name not in _RESHAPES]
-    destinations = _unique([v.owner.operation for v in destinations if isinstance(v, ir.OpResult)])
-    while replaced:  # readers first: in a DAG (x * sigmoid(x)) the order found is not one
-        read = [any(len(list(r.uses)) for r in op.results) for op in replaced]
-        for op, is_read in zip(replaced, read):
-            if not is_read:
-                op.erase()
-        replaced = [op for op, is_read in zip(replaced, read) if is_read]
-    for op in destinations:  # the tensor.empty each wrote into, if nothing else does
-        if op.name == "tensor.empty" and not len(list(op.results[0].uses)):
-            op.erase()
-    return True
+    erase_unused([pack] + matcher.ops)
 
 
 def run(op: ir.Operation, options) -> None:

@@ -214,11 +214,7 @@ def _replace(x: ir.Value, last: ir.Operation, ops: list[ir.Operation], safe: boo
     lines += [f"  return %out : {result}", "}", f"func.func private @{kernel.symbol}({matrix}) -> {out_type}"]
     (value,) = insert_lowered("\n".join(lines), replaced, [x])
     replaced.results[0].replace_all_uses_with(value)
-    if pack is not None:
-        source = pack.operands[0].owner
-        pack.erase()
-        ops = [source] + ops
-    erase_unused(ops)
+    erase_unused(([pack] if pack is not None else []) + ops)
 
 
 def _shape_of(type_text: str) -> list[int]:
