@@ -72,22 +72,22 @@ class Softmax:
             lines += [f"{indent}%col{j} = vector.extract %t[{j}] : {v8} from {m8}" for j in range(LANES)]
             return lines
 
-        i8 = " " * 10
-        maxes = "\n".join(transposed_block(i8 + "  "))
-        sums = "\n".join(transposed_block(i8 + "  "))
-        step_max = "\n".join(f"{i8}  %m{j + 1} = arith.maximumf %m{j}, %col{j} : {v8}" for j in range(LANES))
+        outer, inner = " " * 8, " " * 12  # the loops over columns, their bodies
+        maxes = "\n".join(transposed_block(inner))
+        sums = "\n".join(transposed_block(inner))
+        step_max = "\n".join(f"{inner}%m{j + 1} = arith.maximumf %m{j}, %col{j} : {v8}" for j in range(LANES))
         step_sum = []
         for j in range(LANES):
             step_sum += [
-                f"{i8}  %d{j} = arith.subf %col{j}, %max : {v8}",
-                f"{i8}  %e{j} = math.exp %d{j} : {v8}",
-                f"{i8}  %cj{j} = arith.addi %c, %k{j} : index",
-                f"{i8}  vector.store %e{j}, %output[%tile, %cj{j}, %c0] : {y_type}, {v8}",
-                f"{i8}  %s{j + 1} = arith.addf %s{j}, %e{j} : {v8}",
+                f"{inner}%d{j} = arith.subf %col{j}, %max : {v8}",
+                f"{inner}%e{j} = math.exp %d{j} : {v8}",
+                f"{inner}%cj{j} = arith.addi %c, %k{j} : index",
+                f"{inner}vector.store %e{j}, %output[%tile, %cj{j}, %c0] : {y_type}, {v8}",
+                f"{inner}%s{j + 1} = arith.addf %s{j}, %e{j} : {v8}",
             ]
-        quotient = [f"{i8}  %e = vector.load %output[%tile, %c, %c0] : {y_type}, {v8}", f"{i8}  %y = arith.divf %e, %sum : {v8}"]
+        quotient = [f"{inner}%e = vector.load %output[%tile, %c, %c0] : {y_type}, {v8}", f"{inner}%y = arith.divf %e, %sum : {v8}"]
         if self.safe:  # lanes whose max is -inf: rows of only -inf (a NaN makes the max NaN)
-            quotient += [f"{i8}  %y_safe = arith.select %all_masked, %zeros, %y : vector<{LANES}xi1>, {v8}"]
+            quotient += [f"{inner}%y_safe = arith.select %all_masked, %zeros, %y : vector<{LANES}xi1>, {v8}"]
         body = [
             "%c0 = arith.constant 0 : index",
             "%c1 = arith.constant 1 : index",
@@ -103,27 +103,27 @@ class Softmax:
             "%first = arith.muli %tile, %lanes : index",
             *(f"%r{i} = arith.addi %first, %k{i} : index" for i in range(LANES)),
         ]
-        text = [" " * 8 + line for line in body]
+        text = [outer + line for line in body]
         text += [
-            f"{i8[:-2]}%max = scf.for %c = %c0 to %cols step %lanes iter_args(%m0 = %lowest) -> ({v8}) {{",
+            f"{outer}%max = scf.for %c = %c0 to %cols step %lanes iter_args(%m0 = %lowest) -> ({v8}) {{",
             maxes,
             step_max,
-            f"{i8}  scf.yield %m{LANES} : {v8}",
-            f"{i8[:-2]}}}",
+            f"{inner}scf.yield %m{LANES} : {v8}",
+            f"{outer}}}",
         ]
         if self.safe:
-            text.append(f"{i8[:-2]}%all_masked = arith.cmpf oeq, %max, %lowest : {v8}")
+            text.append(f"{outer}%all_masked = arith.cmpf oeq, %max, %lowest : {v8}")
         text += [
-            f"{i8[:-2]}%sum = scf.for %c = %c0 to %cols step %lanes iter_args(%s0 = %zeros) -> ({v8}) {{",
+            f"{outer}%sum = scf.for %c = %c0 to %cols step %lanes iter_args(%s0 = %zeros) -> ({v8}) {{",
             sums,
             *step_sum,
-            f"{i8}  scf.yield %s{LANES} : {v8}",
-            f"{i8[:-2]}}}",
-            f"{i8[:-2]}scf.for %c = %c0 to %cols step %c1 {{",
+            f"{inner}scf.yield %s{LANES} : {v8}",
+            f"{outer}}}",
+            f"{outer}scf.for %c = %c0 to %cols step %c1 {{",
             *quotient,
-            f"{i8}  vector.store %y{'_safe' if self.safe else ''}, %output[%tile, %c, %c0] : {y_type}, {v8}",
-            f"{i8[:-2]}}}",
-            f"{i8[:-2]}return",
+            f"{inner}vector.store %y{'_safe' if self.safe else ''}, %output[%tile, %c, %c0] : {y_type}, {v8}",
+            f"{outer}}}",
+            f"{outer}return",
         ]
         return executable_text(self.symbol, target, 2, (self.rows // LANES, 1, 1), "\n".join(text))
 

@@ -11,7 +11,7 @@ from torch_mlir import ir
 
 from strata.ir_splice import erase_unused, insert_lowered, tensor_type
 from strata.kernel_calls import declare_kernels
-from strata.linalg_match import ops_named
+from strata.linalg_match import fill_constant, ops_named
 from strata.softmax_kernel import LANES, Softmax
 
 _RESHAPES = ("tensor.expand_shape", "tensor.collapse_shape")
@@ -94,22 +94,24 @@ class _Generic:
         return op if op.name == name and list(op.operands) == [self.arguments[a] for a in arguments] else None
 
 
-def _constant(value: ir.Value):
-    """The value of an `arith.constant` (a splat's element), or None."""
-    if not isinstance(value, ir.OpResult) or value.owner.operation.name != "arith.constant":
-        return None
-    attr = value.owner.operation.attributes["value"]
+def _number(attr: ir.Attribute | None):
+    """The number a scalar attribute (or a splat's element) holds, or None."""
     if isinstance(attr, ir.DenseElementsAttr) and attr.is_splat:
         attr = attr.get_splat_value()
-    if isinstance(attr, (ir.FloatAttr, ir.IntegerAttr, ir.BoolAttr)):
-        return attr.value
-    return None
+    return attr.value if isinstance(attr, (ir.FloatAttr, ir.IntegerAttr, ir.BoolAttr)) else None
+
+
+def _constant(value: ir.Value):
+    """The value of an `arith.constant`, or None."""
+    if not isinstance(value, ir.OpResult) or value.owner.operation.name != "arith.constant":
+        return None
+    return _number(value.owner.operation.attributes["value"])
 
 
 def _filled(value: ir.Value):
-    """The constant a `linalg.fill` fills `value` with, or None."""
+    """The constant a `linalg.fill` fills `value` with (behind unit reshapes), or None."""
     op = _producer(value)
-    return _constant(op.operands[0]) if op is not None and op.name == "linalg.fill" else None
+    return _number(fill_constant(op.results[0])) if op is not None else None
 
 
 def _softmax(div: ir.Operation) -> tuple[ir.Value, list[ir.Operation]] | None:
