@@ -34,3 +34,13 @@ def ops_named(root: ir.Operation, name: str) -> list[ir.Operation]:
 
     root.walk(visit)
     return found
+
+
+def transposed_source(value: ir.Value) -> ir.Value | None:
+    """The matrix whose transpose `value` is (a `linalg.transpose` of the last two dimensions)."""
+    op = value.owner if isinstance(value, ir.OpResult) else None
+    if op is None or op.name != "linalg.transpose":
+        return None
+    perm = list(ir.DenseI64ArrayAttr(op.attributes["permutation"]))
+    rank = len(perm)
+    return op.operands[0] if perm == list(range(rank - 2)) + [rank - 1, rank - 2] else None

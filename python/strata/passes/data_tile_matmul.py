@@ -11,6 +11,7 @@ from torch_mlir import ir
 
 from strata.errors import StrataError
 from strata.ir_splice import splice_each, tensor_type
+from strata.linalg_match import transposed_source
 from strata.plain_matmul import OPS, plain_matmul
 
 # A rank-3 tensor that repeats one matrix along its first dimension, as Torch-MLIR writes
@@ -37,16 +38,6 @@ def _broadcast_matrix(value: ir.Value) -> ir.Value | None:
     if len(body) != 1 or body[0].operation.name != "linalg.yield" or list(body[0].operands) != [block_args[0]]:
         return None
     return op.operands[0]
-
-
-def _transposed_matrix(value: ir.Value) -> ir.Value | None:
-    """The matrix whose transpose `value` is (a `linalg.transpose` of the last two dimensions)."""
-    op = value.owner if isinstance(value, ir.OpResult) else None
-    if op is None or op.name != "linalg.transpose":
-        return None
-    perm = list(ir.DenseI64ArrayAttr(op.attributes["permutation"]))
-    rank = len(perm)
-    return op.operands[0] if perm == list(range(rank - 2)) + [rank - 1, rank - 2] else None
 
 
 def _tiled_lines(a: str, b: str, c: str, batch: list[int], m: int, n: int, k: int, elt, tile_m: int, tile_n: int,
@@ -99,7 +90,7 @@ def _tiled(op: ir.Operation, tile_m: int, tile_n: int, min_rows: int) -> tuple[s
     matrix = _broadcast_matrix(op.operands[1]) if batch else None
     if matrix is None:
         # B as a transpose (a linear layer's weight, K^T in attention): its source packs directly.
-        source = _transposed_matrix(op.operands[1])
+        source = transposed_source(op.operands[1])
         if source is None:
             lines = [header + f") -> {c} {{"] + _tiled_lines("%a", "%b", "%c", batch, m, n, k, elt, tile_m, tile_n)
             return "\n".join(lines + [f"  return %out : {c}", "}"]) + "\n", list(op.operands)
