@@ -16,10 +16,12 @@ def DataTileMatmul : Pass<"strata-data-tile-matmul", "func::FuncOp"> {
     `[M/tile-m][N/tile-n][tile-m][tile-n]` (IREE folds a packed fill into a
     fill of the packed tensor), and the result is unpacked. Rows and columns
     that do not fill a tile are padded with zeros and dropped by the unpack.
-    IREE's codegen turns a static mmt4d into register tiles of exactly its
-    inner tile shape; with 8 x 16 (sixteen accumulators, two loads of B per
-    eight broadcasts) an f32 mmt4d of 128 x 1024 x 256 runs at 97 GFLOP/s on
-    one Zen 3 core against 88 for 8 x 8. IREE fuses the packs into the
+    IREE's codegen computes a static mmt4d in register tiles of its inner
+    tile's columns and as many of its rows as the 16 AVX2 registers allow:
+    8 x 16 runs as two 4 x 16 halves (eight accumulators, two loads of B per
+    four broadcasts), 8 x 8 whole (eight accumulators, one load of B per
+    eight broadcasts); an f32 mmt4d of 128 x 1024 x 256 runs at 97 GFLOP/s on
+    one Zen 3 core in 8 x 16 tiles against 88 in 8 x 8. IREE fuses the packs into the
     producers' dispatches and the unpacks into the consumers', and packs of
     constant weights are evaluated at compile time, as with its own data
     tiling.
