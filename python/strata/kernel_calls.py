@@ -3,8 +3,9 @@
 The linalg stage is upstream MLIR, parsed and verified by Torch-MLIR's bindings, which know no
 IREE dialect; so a pass that hands an op to a kernel of strata's (strata-data-tile-conv, to
 `strata.direct_conv`, `strata.pixel_tile_conv` or `strata.winograd_conv`; strata-softmax-kernel,
-to `strata.softmax_kernel`) leaves a call of a private function whose name says which kernel and
-which shapes: `%y = call @strata_kernel_conv6x16_n1_c32_...(%x, %w) : (...) -> ...`. Here each
+to `strata.softmax_kernel`; strata-matmul-kernel, to `strata.matmul_kernel`) leaves a call of a
+private function whose name says which kernel and which shapes:
+`%y = call @strata_kernel_conv6x16_n1_c32_...(%x, %w) : (...) -> ...`. Here each
 such declaration becomes the kernel's `hal.executable` and each call a `flow.dispatch` of its
 export, with the same operands, types and location: IREE then schedules it like any dispatch of
 its own. Only the text IREE receives changes; `--compile-to linalg` shows the calls. The
@@ -18,12 +19,13 @@ from torch_mlir import ir
 
 from strata.direct_conv import DirectConv
 from strata.errors import StrataError
+from strata.matmul_kernel import MatmulKernel
 from strata.pixel_tile_conv import PixelTileConv
 from strata.softmax_kernel import Softmax
 from strata.winograd_conv import WinogradConv, WinogradInput
 
 SYMBOL_PREFIX = "strata_kernel_"
-KERNELS = (DirectConv, PixelTileConv, WinogradConv, WinogradInput, Softmax)  # each with `from_symbol` and `executable(target)`
+KERNELS = (DirectConv, PixelTileConv, WinogradConv, WinogradInput, Softmax, MatmulKernel)  # each with `from_symbol` and `executable(target)`
 _DECLARATION = re.compile(r"^[ \t]*func\.func private @(" + SYMBOL_PREFIX + r"\w+)\(.*$", re.MULTILINE)
 _CALL = re.compile(r"\b(?:func\.)?call @(" + SYMBOL_PREFIX + r"\w+)\(")
 

@@ -310,6 +310,31 @@ PASSES = ({'anchor': 'builtin.module',
   'options': (),
   'summary': 'Lower every strata op to linalg on tensors',
   'td_file': 'passes/lower_to_linalg.td'},
+ {'anchor': 'builtin.module',
+  'argument': 'strata-matmul-kernel',
+  'description': 'IREE 3.13 computes a data-tiled f32 matmul on AVX2 in register tiles of\n'
+                 '    4 x 16 (eight accumulators, no slack for the latency of two FMA pipes),\n'
+                 '    after packing A into tiles, and unpacks C afterwards. This pass replaces\n'
+                 '    a `linalg.matmul` with a call of `strata.matmul_kernel`\n'
+                 "    (`@strata_kernel_matmul6x16_m<M>_k<K>_n<N>`), a dispatch of strata's own\n"
+                 '    that keeps 6 x 16 of C in twelve accumulators, reads A and writes C\n'
+                 '    row-major, and reads B packed into panels of 16 columns (`[N/16][K][16]`,\n'
+                 '    a `linalg.pack`: constant weights pack once, when the module loads).\n'
+                 "    Where B is a `linalg.transpose` (a linear layer's weight), its source is\n"
+                 '    packed instead.\n'
+                 '\n'
+                 '    Rewritten: a `linalg.matmul` in its default form with static f32\n'
+                 '    operands, C a fill of zeros, N a multiple of 16, K a multiple of 4, and\n'
+                 '    at least `min-rows` rows of A. Others are left, to IREE or to\n'
+                 '    strata-data-tile-matmul after it.',
+  'module': 'matmul_kernel',
+  'options': ({'default': '1',
+               'description': 'Leave matmuls with fewer rows of A to IREE',
+               'is_list': False,
+               'name': 'min-rows',
+               'type': 'int64_t'},),
+  'summary': "Compute static f32 matmuls with strata's 6 x 16 AVX2 matmul kernel",
+  'td_file': 'passes/matmul_kernel.td'},
  {'anchor': 'func.func',
   'argument': 'strata-merge-omp-parallel',
   'description': '`convert-scf-to-openmp` turns each parallel loop into its own\n'

@@ -23,6 +23,7 @@ from strata.iree_runtime import LoadedModule
 from strata.targets import _parse_target
 from strata.torch_import import import_torch
 
+KERNEL_PASS = "strata-matmul-kernel{min-rows=512}"
 TILE_PASS = "func.func(strata-data-tile-matmul{tile-m=8 tile-n=16})"
 VECTOR_PASS = "func.func(strata-data-tile-matmul{tile-m=1 tile-n=32 min-rows=1})"
 FOLD_PASS = "func.func(strata-fold-unpack-pack{math-only=true})"
@@ -57,8 +58,8 @@ def _products():
 def test_only_avx2_hosts_without_avx512_get_strata_tiles(monkeypatch):
     matrix, vectors = frozenset({"matrix", "gemm"}), frozenset({"matvec"})
     monkeypatch.setattr(strata.targets, "host_cpu_flags", lambda: AVX2)
-    assert tuned_passes(CompileOptions(), matrix) == [TILE_PASS, FOLD_PASS]
-    assert tuned_passes(CompileOptions(chip="native"), matrix) == [TILE_PASS, FOLD_PASS]
+    assert tuned_passes(CompileOptions(), matrix) == [KERNEL_PASS, TILE_PASS, FOLD_PASS]
+    assert tuned_passes(CompileOptions(chip="native"), matrix) == [KERNEL_PASS, TILE_PASS, FOLD_PASS]
     assert tuned_passes(CompileOptions(), vectors) == [VECTOR_PASS]
     # A CNN: its convolutions are tiled by strata-data-tile-conv (test_data_tile_conv.py), what
     # follows them folded into strata's kernels by strata-fuse-conv-epilogue.

@@ -1,0 +1,28 @@
+//===- matmul_kernel.td - f32 matmuls by strata's kernel ------*- tablegen -*-===//
+
+include "mlir/Pass/PassBase.td"
+
+def MatmulKernel : Pass<"strata-matmul-kernel", "ModuleOp"> {
+  let summary = "Compute static f32 matmuls with strata's 6 x 16 AVX2 matmul kernel";
+  let description = [{
+    IREE 3.13 computes a data-tiled f32 matmul on AVX2 in register tiles of
+    4 x 16 (eight accumulators, no slack for the latency of two FMA pipes),
+    after packing A into tiles, and unpacks C afterwards. This pass replaces
+    a `linalg.matmul` with a call of `strata.matmul_kernel`
+    (`@strata_kernel_matmul6x16_m<M>_k<K>_n<N>`), a dispatch of strata's own
+    that keeps 6 x 16 of C in twelve accumulators, reads A and writes C
+    row-major, and reads B packed into panels of 16 columns (`[N/16][K][16]`,
+    a `linalg.pack`: constant weights pack once, when the module loads).
+    Where B is a `linalg.transpose` (a linear layer's weight), its source is
+    packed instead.
+
+    Rewritten: a `linalg.matmul` in its default form with static f32
+    operands, C a fill of zeros, N a multiple of 16, K a multiple of 4, and
+    at least `min-rows` rows of A. Others are left, to IREE or to
+    strata-data-tile-matmul after it.
+  }];
+  let options = [
+    Option<"minRows", "min-rows", "int64_t", "1",
+           "Leave matmuls with fewer rows of A to IREE">,
+  ];
+}

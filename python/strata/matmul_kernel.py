@@ -1,0 +1,190 @@
+"""strata's f32 matmul kernel for AVX2 CPUs, written as a whole IREE dispatch.
+
+IREE 3.13's data-tiled matmul (pack A and B into tiles, `linalg.mmt4d`, unpack C) runs 4 x 16
+register tiles: eight accumulators, exactly what two FMA pipes of latency 4 need, so every late
+load stalls them. On 1024^3 at two threads that was 88-118 GFLOP/s against OpenBLAS's 122-138.
+This kernel keeps 6 rows x 16 columns of C in twelve AVX2 accumulators; for each k it loads 16
+floats of B (two vectors), broadcasts one element of each of A's six rows and issues twelve FMAs,
+four k-steps per loop iteration, prefetching B's panel ahead. A and C stay row-major: no A
+packing, no unpack of C.
+
+Blocking, for the caches of a Zen 3 core (32 KiB L1, 512 KiB L2): B is packed once into panels
+of 16 columns, `[N/16][K][16]` (a `linalg.pack`, so constant weights pack when the module loads).
+A workgroup owns up to 8 consecutive panels (128 columns of C) and walks K in blocks of 512: for
+each block, six rows of A at a time (12 KiB, in L1) meet each of its panels' 512 x 16 slices
+(32 KiB each, 256 KiB in all: in L2). The first block starts from zero, the others add to the C
+tile they load; blocks of 512 rather than 256 halve those passes over C, which for 2048^3 no
+longer fits in L2 (2048^3: 110 -> 122 GFLOP/s). Rows past the last multiple of six run the same
+loop with fewer accumulators.
+
+IREE takes it as a hand-written executable (`strata.kernel_calls`): strata-matmul-kernel leaves a
+call of `@strata_kernel_matmul6x16_m<M>_k<K>_n<N>` in the linalg stage.
+"""
+
+import re
+from dataclasses import dataclass
+
+from strata.conv_kernel import executable_text, layout
+
+ROWS = 6  # rows of A and C per register tile
+COLUMNS = 16  # columns of B and C per register tile (two 8-float vectors): a panel
+K_BLOCK = 512  # k-steps per block: the workgroup's slice of B (256 KiB) stays in L2
+UNROLL = 4  # k-steps per loop iteration; K must be a multiple
+MAX_PANELS = 8  # panels per workgroup: 128 columns
+PREFETCH = 8  # k-steps ahead the B panel is prefetched (two loop iterations)
+_LANES = 8
+
+SYMBOL_PREFIX = "strata_kernel_matmul6x16_"
+_SYMBOL = re.compile(SYMBOL_PREFIX + r"m(\d+)_k(\d+)_n(\d+)$")
+
+
+@dataclass(frozen=True)
+class MatmulKernel:
+    """C[m][n] = A[m][k] x B[k][n] in f32, with B given as panels `[n/16][k][16]`."""
+
+    m: int
+    k: int
+    n: int
+
+    @classmethod
+    def applies(cls, m: int, k: int, n: int) -> bool:
+        """Whether the kernel computes these sizes: whole panels and whole unrolled k-steps."""
+        return m >= 1 and n % COLUMNS == 0 and k % UNROLL == 0 and k > 0
+
+    @classmethod
+    def from_symbol(cls, symbol: str):
+        match = _SYMBOL.match(symbol)
+        return cls(*(int(g) for g in match.groups())) if match else None
+
+    @property
+    def symbol(self) -> str:
+        return f"{SYMBOL_PREFIX}m{self.m}_k{self.k}_n{self.n}"
+
+    @property
+    def panels(self) -> int:
+        return self.n // COLUMNS
+
+    @property
+    def panels_per_workgroup(self) -> int:
+        """The largest divisor of the panel count that is at most MAX_PANELS."""
+        return max(d for d in range(1, MAX_PANELS + 1) if self.panels % d == 0)
+
+    def types(self) -> tuple[str, str, str]:
+        """The tensor types of A, of B's panels, and of C."""
+        return (
+            f"tensor<{self.m}x{self.k}xf32>",
+            f"tensor<{self.panels}x{self.k}x{COLUMNS}xf32>",
+            f"tensor<{self.m}x{self.n}xf32>",
+        )
+
+    def executable(self, target: str) -> str:
+        """The `hal.executable` computing this matmul for `target` (an x86-64 CPU with AVX2 and
+        FMA): variant `cpu`, one export and function, both named by `symbol`."""
+        return _Writer(self).executable(target)
+
+
+class _Writer:
+    """Writes the kernel's function body as MLIR text, one SSA name per value."""
+
+    def __init__(self, kernel: MatmulKernel):
+        self.kernel = kernel
+        self.a_type, self.b_type, self.c_type = (t.replace("tensor<", "memref<") for t in kernel.types())
+        self.lines: list[str] = []
+        self.count = 0
+
+    def name(self, stem: str) -> str:
+        self.count += 1
+        return f"%{stem}{self.count}"
+
+    def emit(self, indent: int, text: str) -> None:
+        self.lines.append(" " * indent + text)
+
+    def op(self, indent: int, text: str) -> str:
+        value = self.name("v")
+        self.emit(indent, f"{value} = {text}")
+        return value
+
+    def tile(self, indent: int, m0: str, rows: int) -> None:
+        """C[m0 : m0 + rows][%col0 : %col0 + 16] over k in [%kb, %kend), from zero in the first
+        K-block (%first) and from C's values in the others."""
+        v8 = f"vector<{_LANES}xf32>"
+        count = rows * 2
+        types = ", ".join([v8] * count)
+        row_index = [self.op(indent, f"arith.addi {m0}, %k{r} : index") for r in range(rows)]
+        high = self.op(indent, "arith.addi %col0, %k8 : index")
+        columns = ["%col0", high]
+        init = self.name("init")
+        self.emit(indent, f"{init}:{count} = scf.if %first -> ({types}) {{")
+        self.emit(indent + 2, f"scf.yield {', '.join(['%zero'] * count)} : {types}")
+        self.emit(indent, "} else {")
+        loaded = [self.op(indent + 2, f"vector.load %c[{row}, {col}] : {self.c_type}, {v8}") for row in row_index for col in columns]
+        self.emit(indent + 2, f"scf.yield {', '.join(loaded)} : {types}")
+        self.emit(indent, "}")
+        accs = [self.name("acc") for _ in range(count)]  # [row][half]
+        result = self.name("tile")
+        iter_args = ", ".join(f"{acc} = {init}#{i}" for i, acc in enumerate(accs))
+        self.emit(indent, f"{result}:{count} = scf.for %kk = %kb to %kend step %unroll iter_args({iter_args}) -> ({types}) {{")
+        body = indent + 2
+        current = list(accs)
+        for u in range(UNROLL):
+            k = self.op(body, f"arith.addi %kk, %k{u} : index")
+            ahead = self.op(body, f"arith.addi {k}, %prefetch : index")
+            self.emit(body, f"memref.prefetch %b[%p, {ahead}, %c0], read, locality<3>, data : {self.b_type}")
+            b = [self.op(body, f"vector.load %b[%p, {k}, {offset}] : {self.b_type}, {v8}") for offset in ("%c0", "%k8")]
+            for r in range(rows):
+                a = self.op(body, f"memref.load %a[{row_index[r]}, {k}] : {self.a_type}")
+                broadcast = self.op(body, f"vector.broadcast {a} : f32 to {v8}")
+                for half in range(2):
+                    i = 2 * r + half
+                    current[i] = self.op(body, f"vector.fma {broadcast}, {b[half]}, {current[i]} : {v8}")
+        self.emit(body, f"scf.yield {', '.join(current)} : {types}")
+        self.emit(indent, "}")
+        for r in range(rows):
+            for half in range(2):
+                self.emit(indent, f"vector.store {result}#{2 * r + half}, %c[{row_index[r]}, {columns[half]}] : {self.c_type}, {v8}")
+
+    def panel_loop(self, indent: int, body) -> None:
+        """`body(indent)` for each panel %p of the workgroup, its first column %col0."""
+        self.emit(indent, "scf.for %pi = %c0 to %panels step %c1 {")
+        self.emit(indent + 2, "%p = arith.addi %p0, %pi : index")
+        self.emit(indent + 2, f"%col0 = arith.muli %p, %k{COLUMNS} : index")
+        body(indent + 2)
+        self.emit(indent, "}")
+
+    def executable(self, target: str) -> str:
+        kernel = self.kernel
+        full, rest = divmod(kernel.m, ROWS)
+        lay = layout(3)
+        prologue = [f"%k{i} = arith.constant {i} : index" for i in range(max(ROWS, UNROLL, COLUMNS) + 1)]
+        prologue += [
+            "%c0 = arith.constant 0 : index",
+            "%c1 = arith.constant 1 : index",
+            f"%zero = arith.constant dense<0.0> : vector<{_LANES}xf32>",
+            f"%k_total = arith.constant {kernel.k} : index",
+            f"%k_block = arith.constant {K_BLOCK} : index",
+            f"%unroll = arith.constant {UNROLL} : index",
+            f"%prefetch = arith.constant {PREFETCH} : index",
+            f"%panels = arith.constant {kernel.panels_per_workgroup} : index",
+            f"%full_rows = arith.constant {full * ROWS} : index",
+            f"%a = hal.interface.binding.subspan layout({lay}) binding(0) alignment(64) offset(%c0) flags(ReadOnly) : {self.a_type}",
+            f"%b = hal.interface.binding.subspan layout({lay}) binding(1) alignment(64) offset(%c0) flags(ReadOnly) : {self.b_type}",
+            f"%c = hal.interface.binding.subspan layout({lay}) binding(2) alignment(64) offset(%c0) : {self.c_type}",
+            "%workgroup = hal.interface.workgroup.id[0] : index",
+            "%p0 = arith.muli %workgroup, %panels : index",
+        ]
+        for line in prologue:
+            self.emit(10, line)
+        self.emit(10, "scf.for %kb = %c0 to %k_total step %k_block {")
+        self.emit(12, "%kb_next = arith.addi %kb, %k_block : index")
+        self.emit(12, "%kend = arith.minui %kb_next, %k_total : index")
+        self.emit(12, "%first = arith.cmpi eq, %kb, %c0 : index")
+        if full:
+            self.emit(12, f"scf.for %m0 = %c0 to %full_rows step %k{ROWS} {{")
+            self.panel_loop(14, lambda indent: self.tile(indent, "%m0", ROWS))
+            self.emit(12, "}")
+        if rest:
+            self.panel_loop(12, lambda indent: self.tile(indent, "%full_rows", rest))
+        self.emit(10, "}")
+        self.emit(10, "return")
+        counts = (kernel.panels // kernel.panels_per_workgroup, 1, 1)
+        return executable_text(kernel.symbol, target, 3, counts, "\n".join(self.lines))

@@ -1,0 +1,80 @@
+// strata-matmul-kernel: a static f32 linalg.matmul into a zero fill, with whole panels of 16
+// columns and K a multiple of 4, becomes a pack of B into [N/16][K][16] panels and a call of
+// strata's 6x16 kernel; B read through a transpose packs from its source. Numerics through IREE:
+// test/python/iree/test_matmul_kernel.py.
+// RUN: strata-opt --split-input-file --strata-matmul-kernel %s | FileCheck %s
+// RUN: strata-opt --split-input-file --strata-matmul-kernel=min-rows=32 %s | FileCheck %s --check-prefix=ROWS
+// RUN: not strata-opt --strata-matmul-kernel=min-rows=0 %s 2>&1 | FileCheck %s --check-prefix=BAD
+
+// BAD: strata-matmul-kernel: min-rows must be at least 1; got 0
+
+// CHECK-LABEL: func.func @plain
+// CHECK-SAME:    (%[[A:.*]]: tensor<20x64xf32>, %[[B:.*]]: tensor<64x32xf32>)
+// CHECK:         %[[DEST:.*]] = tensor.empty() : tensor<2x64x16xf32>
+// CHECK:         %[[PANELS:.*]] = linalg.pack %[[B]] outer_dims_perm = [1, 0] inner_dims_pos = [1] inner_tiles = [16] into %[[DEST]] : tensor<64x32xf32> -> tensor<2x64x16xf32>
+// CHECK:         %[[C:.*]] = call @strata_kernel_matmul6x16_m20_k64_n32(%[[A]], %[[PANELS]]) : (tensor<20x64xf32>, tensor<2x64x16xf32>) -> tensor<20x32xf32>
+// CHECK-NOT:     linalg.fill
+// CHECK-NOT:     linalg.matmul
+// CHECK:         return %[[C]]
+// CHECK:       func.func private @strata_kernel_matmul6x16_m20_k64_n32(tensor<20x64xf32>, tensor<2x64x16xf32>) -> tensor<20x32xf32>
+// ROWS-LABEL:  func.func @plain
+// ROWS:          linalg.matmul
+// ROWS-NOT:      call
+func.func @plain(%a: tensor<20x64xf32>, %b: tensor<64x32xf32>) -> tensor<20x32xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<20x32xf32>
+  %c = linalg.fill ins(%zero : f32) outs(%e : tensor<20x32xf32>) -> tensor<20x32xf32>
+  %r = linalg.matmul ins(%a, %b : tensor<20x64xf32>, tensor<64x32xf32>) outs(%c : tensor<20x32xf32>) -> tensor<20x32xf32>
+  return %r : tensor<20x32xf32>
+}
+
+// -----
+
+// A linear layer's weight, read through a transpose: its [N][K] source packs along N.
+// CHECK-LABEL: func.func @linear
+// CHECK-SAME:    (%[[A:.*]]: tensor<40x64xf32>, %[[W:.*]]: tensor<32x64xf32>)
+// CHECK:         %[[PANELS:.*]] = linalg.pack %[[W]] inner_dims_pos = [0] inner_tiles = [16] into %{{.*}} : tensor<32x64xf32> -> tensor<2x64x16xf32>
+// CHECK:         call @strata_kernel_matmul6x16_m40_k64_n32(%[[A]], %[[PANELS]])
+// CHECK-NOT:     linalg.transpose
+// ROWS-LABEL:  func.func @linear
+// ROWS:          call @strata_kernel_matmul6x16_m40_k64_n32(
+func.func @linear(%a: tensor<40x64xf32>, %w: tensor<32x64xf32>) -> tensor<40x32xf32> {
+  %zero = arith.constant 0.0 : f32
+  %t0 = tensor.empty() : tensor<64x32xf32>
+  %t = linalg.transpose ins(%w : tensor<32x64xf32>) outs(%t0 : tensor<64x32xf32>) permutation = [1, 0]
+  %e = tensor.empty() : tensor<40x32xf32>
+  %c = linalg.fill ins(%zero : f32) outs(%e : tensor<40x32xf32>) -> tensor<40x32xf32>
+  %r = linalg.matmul ins(%a, %t : tensor<40x64xf32>, tensor<64x32xf32>) outs(%c : tensor<40x32xf32>) -> tensor<40x32xf32>
+  return %r : tensor<40x32xf32>
+}
+
+// -----
+
+// Left to IREE: columns that are not whole panels, K not a multiple of 4, an accumulator that
+// is not zeros, f16, a batch.
+// CHECK-LABEL: func.func @left
+// CHECK-COUNT-5: linalg.{{(batch_)?}}matmul
+// CHECK-NOT:     call
+func.func @left(%a: tensor<8x64xf32>, %b40: tensor<64x40xf32>, %a62: tensor<8x62xf32>, %b62: tensor<62x32xf32>,
+                %b: tensor<64x32xf32>, %acc: tensor<8x32xf32>, %ah: tensor<8x64xf16>, %bh: tensor<64x32xf16>,
+                %ab: tensor<2x8x64xf32>, %bb: tensor<2x64x32xf32>)
+    -> (tensor<8x40xf32>, tensor<8x32xf32>, tensor<8x32xf32>, tensor<8x32xf16>, tensor<2x8x32xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %one = arith.constant 1.0 : f32
+  %zh = arith.constant 0.0 : f16
+  %e40 = tensor.empty() : tensor<8x40xf32>
+  %c40 = linalg.fill ins(%zero : f32) outs(%e40 : tensor<8x40xf32>) -> tensor<8x40xf32>
+  %r40 = linalg.matmul ins(%a, %b40 : tensor<8x64xf32>, tensor<64x40xf32>) outs(%c40 : tensor<8x40xf32>) -> tensor<8x40xf32>
+  %e = tensor.empty() : tensor<8x32xf32>
+  %c = linalg.fill ins(%zero : f32) outs(%e : tensor<8x32xf32>) -> tensor<8x32xf32>
+  %r62 = linalg.matmul ins(%a62, %b62 : tensor<8x62xf32>, tensor<62x32xf32>) outs(%c : tensor<8x32xf32>) -> tensor<8x32xf32>
+  %ones = linalg.fill ins(%one : f32) outs(%e : tensor<8x32xf32>) -> tensor<8x32xf32>
+  %r1 = linalg.matmul ins(%a, %b : tensor<8x64xf32>, tensor<64x32xf32>) outs(%ones : tensor<8x32xf32>) -> tensor<8x32xf32>
+  %eh = tensor.empty() : tensor<8x32xf16>
+  %ch = linalg.fill ins(%zh : f16) outs(%eh : tensor<8x32xf16>) -> tensor<8x32xf16>
+  %rh = linalg.matmul ins(%ah, %bh : tensor<8x64xf16>, tensor<64x32xf16>) outs(%ch : tensor<8x32xf16>) -> tensor<8x32xf16>
+  %eb = tensor.empty() : tensor<2x8x32xf32>
+  %cb = linalg.fill ins(%zero : f32) outs(%eb : tensor<2x8x32xf32>) -> tensor<2x8x32xf32>
+  %rb = linalg.batch_matmul ins(%ab, %bb : tensor<2x8x64xf32>, tensor<2x64x32xf32>) outs(%cb : tensor<2x8x32xf32>) -> tensor<2x8x32xf32>
+  return %r40, %r62, %r1, %rh, %rb : tensor<8x40xf32>, tensor<8x32xf32>, tensor<8x32xf32>, tensor<8x32xf16>, tensor<2x8x32xf32>
+}
