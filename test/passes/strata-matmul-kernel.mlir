@@ -1,6 +1,6 @@
 // strata-matmul-kernel: a static f32 linalg.matmul into a zero fill, with whole panels of 16
 // columns and K a multiple of 4, becomes a pack of B into [N/16][K][16] panels and a call of
-// strata's 6x16 kernel; B read through a transpose packs from its source. Numerics through IREE:
+// strata's 6x16 kernel on A and the panels; B read through a transpose packs from its source. Numerics through IREE:
 // test/python/iree/test_matmul_kernel.py.
 // RUN: strata-opt --split-input-file --strata-matmul-kernel %s | FileCheck %s
 // RUN: strata-opt --split-input-file --strata-matmul-kernel=min-rows=32 %s | FileCheck %s --check-prefix=ROWS
@@ -10,8 +10,8 @@
 
 // CHECK-LABEL: func.func @plain
 // CHECK-SAME:    (%[[A:.*]]: tensor<20x64xf32>, %[[B:.*]]: tensor<64x32xf32>)
-// CHECK:         %[[DEST:.*]] = tensor.empty() : tensor<2x64x16xf32>
-// CHECK:         %[[PANELS:.*]] = linalg.pack %[[B]] outer_dims_perm = [1, 0] inner_dims_pos = [1] inner_tiles = [16] into %[[DEST]] : tensor<64x32xf32> -> tensor<2x64x16xf32>
+// CHECK:         %[[B_DEST:.*]] = tensor.empty() : tensor<2x64x16xf32>
+// CHECK:         %[[PANELS:.*]] = linalg.pack %[[B]] outer_dims_perm = [1, 0] inner_dims_pos = [1] inner_tiles = [16] into %[[B_DEST]] : tensor<64x32xf32> -> tensor<2x64x16xf32>
 // CHECK:         %[[C:.*]] = call @strata_kernel_matmul6x16_m20_k64_n32(%[[A]], %[[PANELS]]) : (tensor<20x64xf32>, tensor<2x64x16xf32>) -> tensor<20x32xf32>
 // CHECK-NOT:     linalg.fill
 // CHECK-NOT:     linalg.matmul
@@ -32,20 +32,20 @@ func.func @plain(%a: tensor<20x64xf32>, %b: tensor<64x32xf32>) -> tensor<20x32xf
 
 // A linear layer's weight, read through a transpose: its [N][K] source packs along N.
 // CHECK-LABEL: func.func @linear
-// CHECK-SAME:    (%[[A:.*]]: tensor<40x64xf32>, %[[W:.*]]: tensor<32x64xf32>)
+// CHECK-SAME:    (%[[A:.*]]: tensor<42x64xf32>, %[[W:.*]]: tensor<32x64xf32>)
 // CHECK:         %[[PANELS:.*]] = linalg.pack %[[W]] inner_dims_pos = [0] inner_tiles = [16] into %{{.*}} : tensor<32x64xf32> -> tensor<2x64x16xf32>
-// CHECK:         call @strata_kernel_matmul6x16_m40_k64_n32(%[[A]], %[[PANELS]])
+// CHECK:         call @strata_kernel_matmul6x16_m42_k64_n32(%[[A]], %[[PANELS]])
 // CHECK-NOT:     linalg.transpose
 // ROWS-LABEL:  func.func @linear
-// ROWS:          call @strata_kernel_matmul6x16_m40_k64_n32(
-func.func @linear(%a: tensor<40x64xf32>, %w: tensor<32x64xf32>) -> tensor<40x32xf32> {
+// ROWS:          call @strata_kernel_matmul6x16_m42_k64_n32(
+func.func @linear(%a: tensor<42x64xf32>, %w: tensor<32x64xf32>) -> tensor<42x32xf32> {
   %zero = arith.constant 0.0 : f32
   %t0 = tensor.empty() : tensor<64x32xf32>
   %t = linalg.transpose ins(%w : tensor<32x64xf32>) outs(%t0 : tensor<64x32xf32>) permutation = [1, 0]
-  %e = tensor.empty() : tensor<40x32xf32>
-  %c = linalg.fill ins(%zero : f32) outs(%e : tensor<40x32xf32>) -> tensor<40x32xf32>
-  %r = linalg.matmul ins(%a, %t : tensor<40x64xf32>, tensor<64x32xf32>) outs(%c : tensor<40x32xf32>) -> tensor<40x32xf32>
-  return %r : tensor<40x32xf32>
+  %e = tensor.empty() : tensor<42x32xf32>
+  %c = linalg.fill ins(%zero : f32) outs(%e : tensor<42x32xf32>) -> tensor<42x32xf32>
+  %r = linalg.matmul ins(%a, %t : tensor<42x64xf32>, tensor<64x32xf32>) outs(%c : tensor<42x32xf32>) -> tensor<42x32xf32>
+  return %r : tensor<42x32xf32>
 }
 
 // -----

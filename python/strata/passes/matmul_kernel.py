@@ -1,8 +1,8 @@
 """strata-matmul-kernel: static f32 matmuls by strata's 6 x 16 kernel (passes/matmul_kernel.td).
 
-Each rewritten `linalg.matmul` becomes a `linalg.pack` of B into the kernel's panels and a call of
-the kernel; the zero fill it accumulated into, and a transpose it read B through, go when nothing
-else reads them.
+Each rewritten `linalg.matmul` becomes a `linalg.pack` of B into the kernel's 16-column panels and
+a call of the kernel; the zero fill it accumulated into, and a transpose it read B through, go
+when nothing else reads them.
 """
 
 from torch_mlir import ir
@@ -36,8 +36,8 @@ def _lowered(op: ir.Operation, min_rows: int) -> tuple[str, list[ir.Value]] | No
         b, b_type, layout = source, source.type, "inner_dims_pos = [0]"
     text = "\n".join([
         f"func.func @lowered(%a: {a_type}, %b: {b_type}) -> {c_type} {{",
-        f"  %dest = tensor.empty() : {panels_type}",
-        f"  %panels = linalg.pack %b {layout} inner_tiles = [{COLUMNS}] into %dest : {b_type} -> {panels_type}",
+        f"  %b_dest = tensor.empty() : {panels_type}",
+        f"  %panels = linalg.pack %b {layout} inner_tiles = [{COLUMNS}] into %b_dest : {b_type} -> {panels_type}",
         f"  %c = func.call @{kernel.symbol}(%a, %panels) : ({a_type}, {panels_type}) -> {c_type}",
         f"  return %c : {c_type}",
         "}",

@@ -1,7 +1,7 @@
 """strata's f32 matmul kernel (`strata.matmul_kernel`, by strata-matmul-kernel): results against
 eager for a plain matmul and a linear layer whose sizes exercise every edge of the kernel (rows
-past the last multiple of six, a K block cut short, several panels per workgroup and several
-workgroups), and a matmul the kernel cannot take left to IREE. The pass runs here by hand on the
+past the last multiple of six, two blocks of rows, a K block cut short, several panels per
+workgroup and several groups of panels), and a matmul the kernel cannot take left to IREE. The pass runs here by hand on the
 linalg stage, as `strata-opt --strata-matmul-kernel` would, whatever sizes the target's default
 gives it."""
 
@@ -16,9 +16,9 @@ from strata.torch_import import import_torch
 
 
 class Matmuls(nn.Module):
-    """x @ y (20 x 600 x 48: three full row tiles and two rows, K blocks of 512 and 88, three
-    panels in one workgroup); a linear layer of 160 outputs (ten panels, two workgroups of five),
-    its bias added after; x @ z with 40 columns (not whole panels: IREE's)."""
+    """x @ y (275 x 600 x 48: 45 full row tiles and five rows, in blocks of 43 tiles and 3, K blocks
+    of 512 and 88, three panels in one group); a linear layer of 160 outputs (ten panels, two
+    groups of five), its bias added after; x @ z with 40 columns (not whole panels: IREE's)."""
 
     def __init__(self):
         super().__init__()
@@ -30,7 +30,7 @@ class Matmuls(nn.Module):
 
 def _inputs():
     torch.manual_seed(0)
-    return torch.randn(20, 600), torch.randn(600, 48), torch.randn(600, 40)
+    return torch.randn(275, 600), torch.randn(600, 48), torch.randn(600, 40)
 
 
 def test_kernel_matches_eager(avx2_host):
@@ -38,8 +38,8 @@ def test_kernel_matches_eager(avx2_host):
     # Without the tuned defaults, which would data-tile the matmuls first.
     linalg = run_stages(import_torch(model, args, []), CompileOptions(tuned=False), StageOptions(stop_at="linalg"))
     text = _run_pipeline(linalg, "builtin.module(strata-matmul-kernel)", "linalg")
-    assert "call @strata_kernel_matmul6x16_m20_k600_n48(" in text
-    assert "call @strata_kernel_matmul6x16_m20_k600_n160(" in text
+    assert "call @strata_kernel_matmul6x16_m275_k600_n48(" in text
+    assert "call @strata_kernel_matmul6x16_m275_k600_n160(" in text
     assert text.count("linalg.matmul") == 1  # the 40 columns
     results = LoadedModule(compile_ir(text, CompileOptions(), input_type="auto"), "local-task").function("main")(*[a.numpy() for a in args])
     with torch.no_grad():
