@@ -85,16 +85,11 @@ class CaseResult:
 
 
 def configure_threads(threads: int) -> None:
-    """Gives every engine the same number of compute threads (ORT gets it per session; the
-    upstream route's OpenMP runtime reads OMP_NUM_THREADS when its first parallel region starts,
-    after this: without it, that route took every core whatever the thread count)."""
-    import os
-
+    """Gives every engine the same number of compute threads (ORT gets it per session)."""
     import torch
 
     torch.set_num_threads(threads)
     iree_config(threads)
-    os.environ["OMP_NUM_THREADS"] = str(threads)
 
 
 def prime(engines: list[Engine], threads: int) -> None:

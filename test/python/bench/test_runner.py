@@ -97,18 +97,6 @@ def test_rounds_vary_the_order_and_settle_between_blocks_with_threads(monkeypatc
     assert sleeps == [runner.SETTLE_SECONDS] * 8
 
 
-def test_configure_threads_caps_the_upstream_routes_openmp_threads(monkeypatch):
-    import os
-
-    import strata.bench.runner as runner
-
-    monkeypatch.setenv("OMP_NUM_THREADS", "8")
-    monkeypatch.setattr(runner, "iree_config", lambda threads: None)
-    monkeypatch.setattr(torch, "set_num_threads", lambda threads: None)
-    runner.configure_threads(1)
-    assert os.environ["OMP_NUM_THREADS"] == "1"
-
-
 def _result(engine, family, median):
     return EngineResult(engine, family, stats=Stats.of([median]), calls_per_sample=1, compile_s=0.0,
                         max_abs_error=0.0)
