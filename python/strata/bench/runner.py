@@ -10,11 +10,7 @@ Per case, in one process:
    so one block lasts about `block_seconds` (timer noise and per-call jitter average out inside);
 4. `repeat` rounds; each round times one block of every engine, in an order of its own (a
    permutation seeded by the round's number), so no engine always runs right after the same
-   neighbour. With more than one thread, the cores are left idle for `settle_seconds` before
-   each block: thread pools keep spinning after their last call (OpenBLAS for about 0.1 s, LLVM's
-   OpenMP runtime 0.2 s), and on two cores whichever engine came next lost its second core to
-   them: an IREE module's f32 matmul 1024^3 right after numpy ran at 88-108 GFLOP/s, 126-134 after
-   another IREE module.
+   neighbour (a rotation, as before, kept each engine behind the same one in all rounds but one).
 A sample is a block's time divided by its calls; median, min and max are over the rounds.
 """
 
@@ -28,10 +24,6 @@ import numpy as np
 from strata.bench.engines import Engine, iree_config, to_numpy_list
 from strata.bench.measure import Memory, PeakMemory, Stats, calls_per_block, time_block
 from strata.bench.suite import Case
-
-
-# Longer than any engine's thread pool spins after a call (LLVM's OpenMP runtime: 0.2 s).
-SETTLE_SECONDS = 0.25
 
 
 @dataclass
@@ -144,7 +136,6 @@ def run_case(
     repeat: int,
     warmup: int,
     block_seconds: float = 0.02,
-    settle_seconds: float | None = None,
     progress: Callable[[str], None] = lambda message: None,
 ) -> CaseResult:
 
@@ -183,14 +174,10 @@ def run_case(
     for r in running:
         r.calls_per_sample = calls_per_block(per_call[r.engine], block_seconds) if warmup else 1
     samples = {r.engine: [] for r in running}
-    if settle_seconds is None:
-        settle_seconds = SETTLE_SECONDS if threads > 1 else 0.0
     for round_ in range(repeat):
         progress(f"repetition {round_ + 1}/{repeat}")
         for index in np.random.default_rng(round_).permutation(len(running)):
             r = running[index]
-            if settle_seconds:
-                time.sleep(settle_seconds)
             samples[r.engine].append(time_block(calls[r.engine], r.calls_per_sample))
     for r in running:
         r.stats = Stats.of(samples[r.engine])
