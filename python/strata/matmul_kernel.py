@@ -34,7 +34,9 @@ K_BLOCK = 512  # k-steps per block: the workgroup's slice of B (256 KiB) stays i
 UNROLL = 4  # k-steps per loop iteration; K must be a multiple
 MAX_PANELS = 8  # panels per workgroup: 128 columns
 BLOCK_TILES = 43  # 6-row tiles per workgroup (258 rows)
-PREFETCH = 8  # k-steps ahead the B panel is prefetched (two loop iterations)
+# k-steps ahead the B panel is prefetched (two loop iterations). Near the end of K that address
+# is the next panel's or, for the last, past the buffer: x86 prefetches never fault.
+PREFETCH = 8
 _LANES = 8
 
 SYMBOL_PREFIX = "strata_kernel_matmul6x16_"
