@@ -16,10 +16,9 @@ from torch_mlir import ir
 from strata.conv_kernel import ConvKernel
 from strata.ir_splice import erase_unused, insert_lowered, tensor_type
 from strata.kernel_calls import declare_kernels, kernel_of
-from strata.linalg_match import ops_named
+from strata.linalg_match import is_relu, ops_named
 
 _IDENTITY = "(d0, d1, d2, d3) -> (d0, d1, d2, d3)"
-_UGT = 9  # arith::CmpFPredicate::UGT
 # Affine ops with the chain's value on the left, on the right (x - y: "rsub"; x / y: none).
 _AFFINE = {"arith.addf": "add", "arith.subf": "sub", "arith.mulf": "mul", "arith.divf": "div"}
 _AFFINE_SWAPPED = {"arith.addf": "add", "arith.subf": "rsub", "arith.mulf": "mul"}
@@ -36,14 +35,6 @@ class _Chain:
     relu: bool = False
     pool2: bool = False
     ops: list[ir.Operation] = field(default_factory=list)
-
-
-def _is_zero(value: ir.Value) -> bool:
-    """Whether `value` is the f32 constant 0.0 (or -0.0)."""
-    owner = value.owner
-    if not isinstance(owner, ir.OpView) or owner.operation.name != "arith.constant" or not isinstance(value.type, ir.F32Type):
-        return False
-    return ir.FloatAttr(owner.operation.attributes["value"]).value == 0.0
 
 
 def _channel_value(value: ir.Value, map_text: str, f: int) -> tuple[ir.Value, str] | None:
@@ -78,24 +69,6 @@ def _channel_value(value: ir.Value, map_text: str, f: int) -> tuple[ir.Value, st
     return value, "(d0) -> (d0)"
 
 
-def _is_relu(computation: list[ir.Operation], arg: ir.Value) -> bool:
-    """Whether `computation` is max(`arg`, 0) as the kernels compute it: `arith.select` of an
-    `arith.cmpf ugt` against 0.0 (a NaN kept), or `arith.maximumf` with 0.0."""
-    if [op.name for op in computation] == ["arith.maximumf"]:
-        a, b = computation[0].operands
-        return a == arg and _is_zero(b) or b == arg and _is_zero(a)
-    if [op.name for op in computation] != ["arith.cmpf", "arith.select"]:
-        return False
-    compare, select = computation
-    return (
-        ir.IntegerAttr(compare.attributes["predicate"]).value == _UGT
-        and list(compare.operands)[0] == arg
-        and _is_zero(compare.operands[1])
-        and list(select.operands) [:2] == [compare.results[0], arg]
-        and _is_zero(select.operands[2])
-    )
-
-
 def _step(generic: ir.Operation, value: ir.Value, f: int, chain: _Chain) -> bool:
     """Adds what `generic` does to `value` (one of its inputs) to `chain`; False if it is not an
     epilogue op, or not one that may come where it does."""
@@ -116,7 +89,7 @@ def _step(generic: ir.Operation, value: ir.Value, f: int, chain: _Chain) -> bool
         return False  # reads its output, or yields something else
     arg = args[mine[0]]
     if len(operands) == 1:
-        chain.relu = _is_relu(computation, arg)
+        chain.relu = is_relu(computation, arg)
         return chain.relu
     if len(operands) != 2 or len(computation) != 1:
         return False
