@@ -16,6 +16,16 @@ def MatmulKernel : Pass<"strata-matmul-kernel", "ModuleOp"> {
     Where B is a `linalg.transpose` (a linear layer's weight), its source is
     packed instead.
 
+    What Torch-MLIR writes after a linear layer's matmul goes into the
+    kernel's epilogue, applied as the last K block is stored: a bias added
+    per column (`linalg.generic` reading a `tensor<N>` through `(d0, d1) ->
+    (d1)`), then a residual added (an identity-mapped operand of the same
+    shape), then a ReLU (`arith.select` of `arith.cmpf ugt` with 0, or
+    `arith.maximumf` with 0), each at most once, in that order, each the only
+    reader of the value before it, with reshapes of leading unit dimensions
+    allowed between them. Otherwise those ops would be a dispatch of their
+    own, reading and writing the whole result once more.
+
     Rewritten: a `linalg.matmul` in its default form with static f32
     operands, C a fill of zeros, N a multiple of 16, K a multiple of 4, and
     at least `min-rows` rows of A. Others are left, to IREE or to

@@ -26,7 +26,7 @@ call of `@strata_kernel_matmul6x16_m<M>_k<K>_n<N>` in the linalg stage.
 import re
 from dataclasses import dataclass
 
-from strata.conv_kernel import executable_text, layout
+from strata.conv_kernel import executable_text, layout, relu
 
 ROWS = 6  # rows of A and C per register tile
 COLUMNS = 16  # columns of B and C per register tile (two 8-float vectors): a panel
@@ -40,16 +40,21 @@ PREFETCH = 8
 _LANES = 8
 
 SYMBOL_PREFIX = "strata_kernel_matmul6x16_"
-_SYMBOL = re.compile(SYMBOL_PREFIX + r"m(\d+)_k(\d+)_n(\d+)$")
+_SYMBOL = re.compile(SYMBOL_PREFIX + r"m(\d+)_k(\d+)_n(\d+)(_bias)?(_residual)?(_relu)?$")
 
 
 @dataclass(frozen=True)
 class MatmulKernel:
-    """C[m][n] = A[m][k] x B[k][n] in f32, with B given as panels `[n/16][k][16]`."""
+    """C[m][n] = A[m][k] x B[k][n] in f32, with B given as panels `[n/16][k][16]`; then, as the
+    last K block is stored, + bias[n] (`bias`), + R[m][n] (`residual`) and max(., 0) (`relu`),
+    in that order: the epilogue strata-matmul-kernel folds in."""
 
     m: int
     k: int
     n: int
+    bias: bool = False
+    residual: bool = False
+    relu: bool = False
 
     @classmethod
     def applies(cls, m: int, k: int, n: int) -> bool:
@@ -59,11 +64,15 @@ class MatmulKernel:
     @classmethod
     def from_symbol(cls, symbol: str):
         match = _SYMBOL.match(symbol)
-        return cls(*(int(g) for g in match.groups())) if match else None
+        if not match:
+            return None
+        m, k, n, bias, residual, relu_ = match.groups()
+        return cls(int(m), int(k), int(n), bias=bool(bias), residual=bool(residual), relu=bool(relu_))
 
     @property
     def symbol(self) -> str:
-        return f"{SYMBOL_PREFIX}m{self.m}_k{self.k}_n{self.n}"
+        epilogue = "".join(f"_{part}" for part in ("bias", "residual", "relu") if getattr(self, part))
+        return f"{SYMBOL_PREFIX}m{self.m}_k{self.k}_n{self.n}{epilogue}"
 
     @property
     def panels(self) -> int:
@@ -82,13 +91,18 @@ class MatmulKernel:
         """The largest divisor of the panel count that is at most MAX_PANELS."""
         return max(d for d in range(1, MAX_PANELS + 1) if self.panels % d == 0)
 
-    def types(self) -> tuple[str, str, str]:
-        """The tensor types of A, of B's panels, and of C."""
-        return (
-            f"tensor<{self.m}x{self.k}xf32>",
-            f"tensor<{self.panels}x{self.k}x{COLUMNS}xf32>",
-            f"tensor<{self.m}x{self.n}xf32>",
-        )
+    def operands(self) -> list[tuple[str, str]]:
+        """(binding name, tensor type) of each operand, then of the result."""
+        matrix = f"tensor<{self.m}x{self.n}xf32>"
+        named = [("a", f"tensor<{self.m}x{self.k}xf32>"), ("b", f"tensor<{self.panels}x{self.k}x{COLUMNS}xf32>")]
+        named += [("bias", f"tensor<{self.n}xf32>")] if self.bias else []
+        named += [("residual", matrix)] if self.residual else []
+        return named + [("c", matrix)]
+
+    def types(self) -> tuple[str, ...]:
+        """The tensor types of A, of B's panels, of the bias and the residual where the epilogue
+        reads them, and of C."""
+        return tuple(t for _, t in self.operands())
 
     def executable(self, target: str) -> str:
         """The `hal.executable` computing this matmul for `target` (an x86-64 CPU with AVX2 and
@@ -101,7 +115,8 @@ class _Writer:
 
     def __init__(self, kernel: MatmulKernel):
         self.kernel = kernel
-        self.a_type, self.b_type, self.c_type = (t.replace("tensor<", "memref<") for t in kernel.types())
+        self.memref_types = {name: t.replace("tensor<", "memref<") for name, t in kernel.operands()}
+        self.a_type, self.b_type, self.c_type = (self.memref_types[name] for name in ("a", "b", "c"))
         self.lines: list[str] = []
         self.count = 0
 
@@ -152,9 +167,36 @@ class _Writer:
                     current[i] = self.op(body, f"vector.fma {broadcast}, {b[half]}, {current[i]} : {v8}")
         self.emit(body, f"scf.yield {', '.join(current)} : {types}")
         self.emit(indent, "}")
-        for r in range(rows):
-            for half in range(2):
-                self.emit(indent, f"vector.store {result}#{2 * r + half}, %c[{row_index[r]}, {columns[half]}] : {self.c_type}, {v8}")
+        kernel = self.kernel
+        if not (kernel.bias or kernel.residual or kernel.relu):
+            self.store(indent, result, row_index, columns, lambda value, row, column: value)
+            return
+
+        def epilogue(value: str, row: str, column: str) -> str:
+            if kernel.bias:
+                bias = self.op(indent + 2, f"vector.load %bias[{column}] : {self.memref_types['bias']}, {v8}")
+                value = self.op(indent + 2, f"arith.addf {value}, {bias} : {v8}")
+            if kernel.residual:
+                residual = self.op(indent + 2, f"vector.load %residual[{row}, {column}] : {self.memref_types['residual']}, {v8}")
+                value = self.op(indent + 2, f"arith.addf {value}, {residual} : {v8}")
+            if kernel.relu:
+                value = relu(lambda text: self.op(indent + 2, text), value, v8)
+            return value
+
+        self.emit(indent, "scf.if %last {")
+        self.store(indent + 2, result, row_index, columns, epilogue)
+        self.emit(indent, "} else {")
+        self.store(indent + 2, result, row_index, columns, lambda value, row, column: value)
+        self.emit(indent, "}")
+
+    def store(self, indent: int, result: str, row_index: list[str], columns: list[str], epilogue) -> None:
+        """Stores the tile's accumulators (`result`'s values, [row][half]) to C, each through
+        `epilogue(value, row, column)`."""
+        v8 = f"vector<{_LANES}xf32>"
+        for r, row in enumerate(row_index):
+            for half, column in enumerate(columns):
+                value = epilogue(f"{result}#{2 * r + half}", row, column)
+                self.emit(indent, f"vector.store {value}, %c[{row}, {column}] : {self.c_type}, {v8}")
 
     def panel_loop(self, indent: int, body) -> None:
         """`body(indent)` for each panel %p of the workgroup, its first column %col0."""
@@ -167,7 +209,13 @@ class _Writer:
     def executable(self, target: str) -> str:
         kernel = self.kernel
         full, rest = divmod(kernel.m, ROWS)
-        lay = layout(3)
+        names = [name for name, _ in kernel.operands()]
+        lay = layout(len(names))
+        bindings = [
+            f"%{name} = hal.interface.binding.subspan layout({lay}) binding({i}) alignment(64) offset(%c0)"
+            f"{'' if name == 'c' else ' flags(ReadOnly)'} : {self.memref_types[name]}"
+            for i, name in enumerate(names)
+        ]
         prologue = [f"%k{i} = arith.constant {i} : index" for i in range(max(ROWS, UNROLL, COLUMNS) + 1)]
         prologue += [
             "%c0 = arith.constant 0 : index",
@@ -181,9 +229,7 @@ class _Writer:
             f"%full_rows = arith.constant {full * ROWS} : index",
             f"%block_rows = arith.constant {BLOCK_TILES * ROWS} : index",
             f"%last_block = arith.constant {kernel.row_blocks - 1} : index",
-            f"%a = hal.interface.binding.subspan layout({lay}) binding(0) alignment(64) offset(%c0) flags(ReadOnly) : {self.a_type}",
-            f"%b = hal.interface.binding.subspan layout({lay}) binding(1) alignment(64) offset(%c0) flags(ReadOnly) : {self.b_type}",
-            f"%c = hal.interface.binding.subspan layout({lay}) binding(2) alignment(64) offset(%c0) : {self.c_type}",
+            *bindings,
             "%column_group = hal.interface.workgroup.id[0] : index",
             "%row_block = hal.interface.workgroup.id[1] : index",
             "%p0 = arith.muli %column_group, %panels : index",
@@ -198,6 +244,7 @@ class _Writer:
         self.emit(12, "%kb_next = arith.addi %kb, %k_block : index")
         self.emit(12, "%kend = arith.minui %kb_next, %k_total : index")
         self.emit(12, "%first = arith.cmpi eq, %kb, %c0 : index")
+        self.emit(12, "%last = arith.cmpi eq, %kend, %k_total : index")
         if full:
             self.emit(12, f"scf.for %m0 = %m_begin to %m_end step %k{ROWS} {{")
             self.panel_loop(14, lambda indent: self.tile(indent, "%m0", ROWS))
@@ -209,4 +256,4 @@ class _Writer:
         self.emit(10, "}")
         self.emit(10, "return")
         counts = (kernel.panels // kernel.panels_per_workgroup, kernel.row_blocks, 1)
-        return executable_text(kernel.symbol, target, 3, counts, "\n".join(self.lines))
+        return executable_text(kernel.symbol, target, len(names), counts, "\n".join(self.lines))

@@ -1,10 +1,12 @@
 // strata-matmul-kernel: a static f32 linalg.matmul into a zero fill, with whole panels of 16
 // columns and K a multiple of 4, becomes a pack of B into [N/16][K][16] panels and a call of
-// strata's 6x16 kernel on A and the panels; B read through a transpose packs from its source. Numerics through IREE:
-// test/python/iree/test_matmul_kernel.py.
+// strata's 6x16 kernel on A and the panels; B read through a transpose packs from its source.
+// A bias per column, a residual and a ReLU after it (each the only reader of the one before,
+// leading unit dimensions reshaped between them) go into the kernel's epilogue.
+// Numerics through IREE: test/python/iree/test_matmul_kernel.py.
 // RUN: strata-opt --split-input-file --strata-matmul-kernel %s | FileCheck %s
 // RUN: strata-opt --split-input-file --strata-matmul-kernel=min-rows=32 %s | FileCheck %s --check-prefix=ROWS
-// RUN: not strata-opt --strata-matmul-kernel=min-rows=0 %s 2>&1 | FileCheck %s --check-prefix=BAD
+// RUN: not strata-opt --split-input-file --strata-matmul-kernel=min-rows=0 %s 2>&1 | FileCheck %s --check-prefix=BAD
 
 // BAD: strata-matmul-kernel: min-rows must be at least 1; got 0
 
@@ -77,4 +79,108 @@ func.func @left(%a: tensor<8x64xf32>, %b40: tensor<64x40xf32>, %a62: tensor<8x62
   %cb = linalg.fill ins(%zero : f32) outs(%eb : tensor<2x8x32xf32>) -> tensor<2x8x32xf32>
   %rb = linalg.batch_matmul ins(%ab, %bb : tensor<2x8x64xf32>, tensor<2x64x32xf32>) outs(%cb : tensor<2x8x32xf32>) -> tensor<2x8x32xf32>
   return %r40, %r62, %r1, %rh, %rb : tensor<8x40xf32>, tensor<8x32xf32>, tensor<8x32xf32>, tensor<8x32xf16>, tensor<2x8x32xf32>
+}
+
+// -----
+
+#id2 = affine_map<(d0, d1) -> (d0, d1)>
+#col = affine_map<(d0, d1) -> (d1)>
+#id3 = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
+
+// A linear layer's bias, then (behind a unit dimension) a residual: both in the epilogue; the
+// residual collapses to the kernel's matrix, the result expands back.
+// CHECK-LABEL: func.func @bias_residual
+// CHECK-SAME:    (%[[A:.*]]: tensor<20x64xf32>, %[[W:.*]]: tensor<32x64xf32>, %[[BIAS:.*]]: tensor<32xf32>, %[[X:.*]]: tensor<1x20x32xf32>)
+// CHECK:         %[[PANELS:.*]] = linalg.pack %[[W]]
+// CHECK:         %[[R:.*]] = tensor.collapse_shape %[[X]] {{\[\[}}0, 1], [2]] : tensor<1x20x32xf32> into tensor<20x32xf32>
+// CHECK:         %[[C:.*]] = call @strata_kernel_matmul6x16_m20_k64_n32_bias_residual(%[[A]], %[[PANELS]], %[[BIAS]], %[[R]]) : (tensor<20x64xf32>, tensor<2x64x16xf32>, tensor<32xf32>, tensor<20x32xf32>) -> tensor<20x32xf32>
+// CHECK:         %[[OUT:.*]] = tensor.expand_shape %[[C]] {{\[\[}}0, 1], [2]] output_shape [1, 20, 32] : tensor<20x32xf32> into tensor<1x20x32xf32>
+// CHECK-NOT:     linalg.generic
+// CHECK:         return %[[OUT]]
+func.func @bias_residual(%a: tensor<20x64xf32>, %w: tensor<32x64xf32>, %bias: tensor<32xf32>, %x: tensor<1x20x32xf32>) -> tensor<1x20x32xf32> {
+  %zero = arith.constant 0.0 : f32
+  %t0 = tensor.empty() : tensor<64x32xf32>
+  %t = linalg.transpose ins(%w : tensor<32x64xf32>) outs(%t0 : tensor<64x32xf32>) permutation = [1, 0]
+  %e = tensor.empty() : tensor<20x32xf32>
+  %c = linalg.fill ins(%zero : f32) outs(%e : tensor<20x32xf32>) -> tensor<20x32xf32>
+  %r = linalg.matmul ins(%a, %t : tensor<20x64xf32>, tensor<64x32xf32>) outs(%c : tensor<20x32xf32>) -> tensor<20x32xf32>
+  %b = linalg.generic {indexing_maps = [#id2, #col, #id2], iterator_types = ["parallel", "parallel"]} ins(%r, %bias : tensor<20x32xf32>, tensor<32xf32>) outs(%e : tensor<20x32xf32>) {
+  ^bb0(%in: f32, %in2: f32, %out: f32):
+    %s = arith.addf %in, %in2 : f32
+    linalg.yield %s : f32
+  } -> tensor<20x32xf32>
+  %b3 = tensor.expand_shape %b [[0, 1], [2]] output_shape [1, 20, 32] : tensor<20x32xf32> into tensor<1x20x32xf32>
+  %e3 = tensor.empty() : tensor<1x20x32xf32>
+  %y = linalg.generic {indexing_maps = [#id3, #id3, #id3], iterator_types = ["parallel", "parallel", "parallel"]} ins(%x, %b3 : tensor<1x20x32xf32>, tensor<1x20x32xf32>) outs(%e3 : tensor<1x20x32xf32>) {
+  ^bb0(%in: f32, %in2: f32, %out: f32):
+    %s = arith.addf %in, %in2 : f32
+    linalg.yield %s : f32
+  } -> tensor<1x20x32xf32>
+  return %y : tensor<1x20x32xf32>
+}
+
+// -----
+
+#id2 = affine_map<(d0, d1) -> (d0, d1)>
+#col = affine_map<(d0, d1) -> (d1)>
+
+// A bias and a ReLU (Torch-MLIR's select of ugt): the kernel applies both.
+// CHECK-LABEL: func.func @bias_relu
+// CHECK:         %[[C:.*]] = call @strata_kernel_matmul6x16_m20_k64_n32_bias_relu(
+// CHECK-NOT:     linalg.generic
+// CHECK:         return %[[C]]
+func.func @bias_relu(%a: tensor<20x64xf32>, %w: tensor<64x32xf32>, %bias: tensor<32xf32>) -> tensor<20x32xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<20x32xf32>
+  %c = linalg.fill ins(%zero : f32) outs(%e : tensor<20x32xf32>) -> tensor<20x32xf32>
+  %r = linalg.matmul ins(%a, %w : tensor<20x64xf32>, tensor<64x32xf32>) outs(%c : tensor<20x32xf32>) -> tensor<20x32xf32>
+  %b = linalg.generic {indexing_maps = [#id2, #col, #id2], iterator_types = ["parallel", "parallel"]} ins(%r, %bias : tensor<20x32xf32>, tensor<32xf32>) outs(%e : tensor<20x32xf32>) {
+  ^bb0(%in: f32, %in2: f32, %out: f32):
+    %s = arith.addf %in2, %in : f32
+    linalg.yield %s : f32
+  } -> tensor<20x32xf32>
+  %y = linalg.generic {indexing_maps = [#id2, #id2], iterator_types = ["parallel", "parallel"]} ins(%b : tensor<20x32xf32>) outs(%e : tensor<20x32xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %p = arith.cmpf ugt, %in, %zero : f32
+    %s = arith.select %p, %in, %zero : f32
+    linalg.yield %s : f32
+  } -> tensor<20x32xf32>
+  return %y : tensor<20x32xf32>
+}
+
+// -----
+
+#id2 = affine_map<(d0, d1) -> (d0, d1)>
+#col = affine_map<(d0, d1) -> (d1)>
+
+// Not folded: a bias after a matmul whose result is read twice too (the matmul alone goes to the
+// kernel), and a bias after a residual (the kernel adds the bias first: only the residual folds).
+// CHECK-LABEL: func.func @kept
+// CHECK:         %[[C:.*]] = call @strata_kernel_matmul6x16_m20_k64_n32(
+// CHECK:         linalg.generic {{.*}} ins(%[[C]], %{{.*}} : tensor<20x32xf32>, tensor<32xf32>)
+// CHECK:         %[[D:.*]] = call @strata_kernel_matmul6x16_m20_k64_n32_residual(
+// CHECK:         linalg.generic {{.*}} ins(%[[D]], %{{.*}} : tensor<20x32xf32>, tensor<32xf32>)
+func.func @kept(%a: tensor<20x64xf32>, %w: tensor<64x32xf32>, %bias: tensor<32xf32>, %x: tensor<20x32xf32>)
+    -> (tensor<20x32xf32>, tensor<20x32xf32>, tensor<20x32xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<20x32xf32>
+  %c = linalg.fill ins(%zero : f32) outs(%e : tensor<20x32xf32>) -> tensor<20x32xf32>
+  %r = linalg.matmul ins(%a, %w : tensor<20x64xf32>, tensor<64x32xf32>) outs(%c : tensor<20x32xf32>) -> tensor<20x32xf32>
+  %b = linalg.generic {indexing_maps = [#id2, #col, #id2], iterator_types = ["parallel", "parallel"]} ins(%r, %bias : tensor<20x32xf32>, tensor<32xf32>) outs(%e : tensor<20x32xf32>) {
+  ^bb0(%in: f32, %in2: f32, %out: f32):
+    %s = arith.addf %in, %in2 : f32
+    linalg.yield %s : f32
+  } -> tensor<20x32xf32>
+  %r2 = linalg.matmul ins(%a, %w : tensor<20x64xf32>, tensor<64x32xf32>) outs(%c : tensor<20x32xf32>) -> tensor<20x32xf32>
+  %res = linalg.generic {indexing_maps = [#id2, #id2, #id2], iterator_types = ["parallel", "parallel"]} ins(%r2, %x : tensor<20x32xf32>, tensor<20x32xf32>) outs(%e : tensor<20x32xf32>) {
+  ^bb0(%in: f32, %in2: f32, %out: f32):
+    %s = arith.addf %in, %in2 : f32
+    linalg.yield %s : f32
+  } -> tensor<20x32xf32>
+  %late = linalg.generic {indexing_maps = [#id2, #col, #id2], iterator_types = ["parallel", "parallel"]} ins(%res, %bias : tensor<20x32xf32>, tensor<32xf32>) outs(%e : tensor<20x32xf32>) {
+  ^bb0(%in: f32, %in2: f32, %out: f32):
+    %s = arith.addf %in, %in2 : f32
+    linalg.yield %s : f32
+  } -> tensor<20x32xf32>
+  return %r, %b, %late : tensor<20x32xf32>, tensor<20x32xf32>, tensor<20x32xf32>
 }

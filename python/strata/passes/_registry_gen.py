@@ -323,6 +323,16 @@ PASSES = ({'anchor': 'builtin.module',
                  "    Where B is a `linalg.transpose` (a linear layer's weight), its source is\n"
                  '    packed instead.\n'
                  '\n'
+                 "    What Torch-MLIR writes after a linear layer's matmul goes into the\n"
+                 "    kernel's epilogue, applied as the last K block is stored: a bias added\n"
+                 '    per column (`linalg.generic` reading a `tensor<N>` through `(d0, d1) ->\n'
+                 '    (d1)`), then a residual added (an identity-mapped operand of the same\n'
+                 '    shape), then a ReLU (`arith.select` of `arith.cmpf ugt` with 0, or\n'
+                 '    `arith.maximumf` with 0), each at most once, in that order, each the only\n'
+                 '    reader of the value before it, with reshapes of leading unit dimensions\n'
+                 '    allowed between them. Otherwise those ops would be a dispatch of their\n'
+                 '    own, reading and writing the whole result once more.\n'
+                 '\n'
                  '    Rewritten: a `linalg.matmul` in its default form with static f32\n'
                  '    operands, C a fill of zeros, N a multiple of 16, K a multiple of 4, and\n'
                  '    at least `min-rows` rows of A. Others are left, to IREE or to\n'

@@ -1,7 +1,8 @@
 """strata's f32 matmul kernel (`strata.matmul_kernel`, by strata-matmul-kernel): results against
 eager for a plain matmul and a linear layer whose sizes exercise every edge of the kernel (rows
 past the last multiple of six, two blocks of rows, a K block cut short, several panels per
-workgroup and several groups of panels), and a matmul the kernel cannot take left to IREE. The pass runs here by hand on the
+workgroup and several groups of panels), its epilogues (bias, residual, ReLU), and a matmul the
+kernel cannot take left to IREE. The pass runs here by hand on the
 linalg stage, as `strata-opt --strata-matmul-kernel` would, whatever sizes the target's default
 gives it."""
 
@@ -18,19 +19,24 @@ from strata.torch_import import import_torch
 class Matmuls(nn.Module):
     """x @ y (275 x 600 x 48: 45 full row tiles and five rows, in blocks of 43 tiles and 3, K blocks
     of 512 and 88, three panels in one group); a linear layer of 160 outputs (ten panels, two
-    groups of five), its bias added after; x @ z with 40 columns (not whole panels: IREE's)."""
+    groups of five), its bias added in the kernel's epilogue; x @ z with 40 columns (not whole
+    panels: IREE's); ReLU(linear + r * 2), r * 2 computed after the matmul, and a linear layer on
+    x with a leading unit dimension plus a residual of that shape, both added in the epilogue."""
 
     def __init__(self):
         super().__init__()
         self.linear = nn.Linear(600, 160)
+        self.linear2 = nn.Linear(600, 32)
+        self.linear3 = nn.Linear(600, 32)
 
-    def forward(self, x, y, z):
-        return x @ y, self.linear(x), x @ z
+    def forward(self, x, y, z, r):
+        relu = torch.relu(self.linear2(x) + r * 2.0)
+        return x @ y, self.linear(x), x @ z, relu, self.linear3(x[None]) + r[None]
 
 
 def _inputs():
     torch.manual_seed(0)
-    return torch.randn(275, 600), torch.randn(600, 48), torch.randn(600, 40)
+    return torch.randn(275, 600), torch.randn(600, 48), torch.randn(600, 40), torch.randn(275, 32)
 
 
 def test_kernel_matches_eager(avx2_host):
@@ -39,11 +45,14 @@ def test_kernel_matches_eager(avx2_host):
     linalg = run_stages(import_torch(model, args, []), CompileOptions(tuned=False), StageOptions(stop_at="linalg"))
     text = _run_pipeline(linalg, "builtin.module(strata-matmul-kernel)", "linalg")
     assert "call @strata_kernel_matmul6x16_m275_k600_n48(" in text
-    assert "call @strata_kernel_matmul6x16_m275_k600_n160(" in text
+    assert "call @strata_kernel_matmul6x16_m275_k600_n160_bias(" in text
+    assert "call @strata_kernel_matmul6x16_m275_k600_n32_bias_residual_relu(" in text
+    assert "call @strata_kernel_matmul6x16_m275_k600_n32_bias_residual(" in text
     assert text.count("linalg.matmul") == 1  # the 40 columns
     results = LoadedModule(compile_ir(text, CompileOptions(), input_type="auto"), "local-task").function("main")(*[a.numpy() for a in args])
     with torch.no_grad():
         expected = model(*args)
+    assert len(results) == len(expected)
     for result, reference in zip(results, expected):
         np.testing.assert_allclose(result, reference.numpy(), rtol=1e-4, atol=1e-4)
 
