@@ -212,6 +212,11 @@ def test_kernel_calls_become_dispatches():
     assert f"hal.executable.variant public @cpu target({TARGET})" in dispatched
     assert f"flow.dispatch @{conv.symbol}::@cpu::@{conv.symbol}(%x, %w) : ({x}, {w}) -> {y} loc(#loc1)" in dispatched
     assert f"hal.executable private @{conv.symbol}" in dispatched and "func.func private" not in dispatched
+    # The generic form of the call too; a longer word ending in "call" is not one.
+    generic = dispatch_kernels(text.replace("= call @", "= func.call @"), TARGET)
+    assert f"%y = flow.dispatch @{conv.symbol}::@cpu::@{conv.symbol}(%x, %w)" in generic
+    other = dispatch_kernels(text.replace("= call @", "= my.call @"), TARGET)
+    assert f"= my.call @{conv.symbol}(%x, %w)" in other and f"flow.dispatch @{conv.symbol}" not in other
 
 
 def test_unknown_kernel_name_is_an_error():
