@@ -22,7 +22,7 @@ from strata.plain_matmul import plain_matmul
 _RESHAPES = ("tensor.expand_shape", "tensor.collapse_shape")
 
 
-def _is_zero(attr: ir.Attribute | None) -> bool:
+def _is_zero_attribute(attr: ir.Attribute | None) -> bool:
     return isinstance(attr, ir.FloatAttr) and attr.value == 0.0
 
 
@@ -109,7 +109,7 @@ def _rewrite(op: ir.Operation, min_rows: int) -> bool:
     plain = plain_matmul(op)
     if plain is None or plain.batch or str(plain.element_type) != "f32" or plain.m < min_rows:
         return False
-    if not MatmulKernel.applies(plain.m, plain.k, plain.n) or not _is_zero(fill_constant(op.operands[2])):
+    if not MatmulKernel.applies(plain.m, plain.k, plain.n) or not _is_zero_attribute(fill_constant(op.operands[2])):
         return False
     m, n = plain.m, plain.n
     epilogue = _epilogue(op.results[0], m, n)
