@@ -138,7 +138,6 @@ def run_case(
     block_seconds: float = 0.02,
     progress: Callable[[str], None] = lambda message: None,
 ) -> CaseResult:
-
     import torch
 
     torch.manual_seed(0)
