@@ -56,7 +56,8 @@ def zoo():
 @pytest.fixture
 def avx2_host(monkeypatch):
     """The host as an AVX2 + FMA CPU without AVX-512, which the tuned defaults that hand
-    convolutions to strata's kernels require; skipped where the CPU cannot run those kernels."""
+    convolutions, matmuls and softmaxes to strata's kernels require; skipped where the CPU cannot
+    run those kernels."""
     if not {"avx2", "fma"} <= strata.targets.host_cpu_flags():
-        pytest.skip("strata's convolution kernels need AVX2 and FMA")
+        pytest.skip("strata's CPU kernels (convolution, matmul, softmax) need AVX2 and FMA; this CPU lacks one")
     monkeypatch.setattr(strata.targets, "host_cpu_flags", lambda: frozenset({"avx", "avx2", "fma", "sse4_2"}))
