@@ -160,6 +160,34 @@ PASSES = ({'anchor': 'builtin.module',
              "x 1 tiles, for IREE's CPU codegen",
   'td_file': 'passes/data_tile_matmul.td'},
  {'anchor': 'func.func',
+  'argument': 'strata-fold-safe-softmax',
+  'description': 'PyTorch\'s scaled_dot_product_attention computes a "safe" softmax: a row\n'
+                 '    whose scores are all -inf (every key masked) gets zeros instead of the\n'
+                 '    NaNs of exp(-inf - -inf). Decomposed to linalg, that check is a\n'
+                 "    reduction of its own, `all(x == -inf)` along the softmax's dimension\n"
+                 '    (an elementwise `arith.cmpf oeq` with -inf, perhaps after an\n'
+                 '    `arith.extf`, and a `linalg.generic` reducing it with `arith.andi`\n'
+                 "    from `true`), beside the softmax's maximum along the same dimension\n"
+                 '    (`arith.maximumf` from -inf). The check is a pass over all the scores\n'
+                 '    (the GPT-2 block of strata-bench: 0.15-0.19 ms a call) for a value the\n'
+                 '    maximum already says: `all(x == -inf)` exactly when `max(x) == -inf`.\n'
+                 '    If a row holds a NaN, the maximum is NaN (`arith.maximumf` propagates\n'
+                 '    it), and NaN == -inf is false, as `all` is; otherwise the maximum is\n'
+                 '    -inf exactly when every element is. This pass replaces the check by a\n'
+                 '    comparison of that maximum with -inf.\n'
+                 '\n'
+                 '    Rewritten: checks whose `all` reduction reads the comparison through the\n'
+                 '    same indexing map and over the same iterator types as a reduction earlier\n'
+                 '    in the block that yields `arith.maximumf` of the same tensor from a fill\n'
+                 "    of -inf as its first result (Torch-MLIR's `aten.max.dim`, which also\n"
+                 '    yields the argmax), with static shapes. Others, and maxima that ignore\n'
+                 '    NaNs (`arith.maxnumf`), are left alone.',
+  'module': 'fold_safe_softmax',
+  'options': (),
+  'summary': "Read the safe softmax's all(-inf) row check from the row maximum the softmax already "
+             'computes',
+  'td_file': 'passes/fold_safe_softmax.td'},
+ {'anchor': 'func.func',
   'argument': 'strata-fold-unpack-pack',
   'description': "After strata-data-tile-matmul, a transformer's MLP is a chain\n"
                  '    `mmt4d -> linalg.unpack -> elementwise ops (bias, GELU; SiLU(gate) * up)\n'

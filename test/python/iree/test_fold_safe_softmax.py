@@ -1,0 +1,41 @@
+"""strata-fold-safe-softmax under the llvm-cpu defaults: attention whose safe softmax now reads
+its all(-inf) row check from the row maximum, against eager, with rows whose every key is
+masked (eager gives them zeros) and rows that hold -inf among finite scores."""
+
+import re
+
+import torch
+from torch import nn
+
+from compiled_vs_eager import assert_matches_eager, linalg_and_run
+
+
+class MaskedAttention(nn.Module):
+    """Causal attention, and attention under a mask that hides every key from two queries."""
+
+    def forward(self, q, k, v, mask):
+        causal = nn.functional.scaled_dot_product_attention(q, k, v, is_causal=True)
+        masked = nn.functional.scaled_dot_product_attention(q, k, v, attn_mask=mask)
+        return causal, masked
+
+
+def _inputs():
+    torch.manual_seed(0)
+    mask = torch.zeros(16, 16)
+    mask[3, :] = float("-inf")
+    mask[9, :] = float("-inf")
+    mask[5, 2:] = float("-inf")
+    return torch.randn(1, 2, 16, 8), torch.randn(1, 2, 16, 8), torch.randn(1, 2, 16, 8), mask
+
+
+def test_safe_softmax_matches_eager():
+    model, args = MaskedAttention().eval(), _inputs()
+    linalg, results = linalg_and_run(model, args)
+    # Both softmaxes are safe ones; neither keeps a reduction of its own for the check (an i1
+    # reduction; the causal mask's logical and is elementwise).
+    assert linalg.count("arith.maximumf") >= 2 and linalg.count("arith.cmpf oeq") >= 2
+    assert not re.search(r'"reduction"\][^\n]*outs\([^)]*xi1>', linalg)
+    with torch.no_grad():
+        masked = model(*args)[1]
+    assert torch.all(masked[0, :, 3] == 0) and torch.all(masked[0, :, 9] == 0)  # what the check is for
+    assert_matches_eager(results, model, args, tolerance=1e-5)
