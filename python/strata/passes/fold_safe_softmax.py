@@ -121,6 +121,9 @@ def _rewrite(all_op: ir.Operation) -> bool:
     # Each dimension of the maximum's result is one of the check's result's (same loop, or both
     # reduced to a unit dimension): index the maximum from the check's result's positions.
     all_map, max_map = _maps(all_op)[1], _maps(maximum)[_segments(maximum)[0]]
+    out_shape = list(ir.RankedTensorType(all_op.results[0].type).shape)
+    if any(not isinstance(e, ir.AffineDimExpr) and size != 1 for e, size in zip(all_map.results, out_shape)):
+        return False  # an `all` that writes one index of a longer dimension and leaves the rest
     all_results = [str(e) for e in all_map.results]
     positions = []
     for expr in max_map.results:
@@ -131,7 +134,6 @@ def _rewrite(all_op: ir.Operation) -> bool:
     element = str(ir.RankedTensorType(values.type).element_type)
     if element not in _MINUS_INF:
         return False
-    out_shape = list(ir.RankedTensorType(all_op.results[0].type).shape)
     rank = len(out_shape)
     dims = ", ".join(f"d{i}" for i in range(rank))
     index_map = f"affine_map<({dims}) -> ({', '.join(f'd{p}' for p in positions)})>"
