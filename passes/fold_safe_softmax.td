@@ -26,5 +26,17 @@ def FoldSafeSoftmax : Pass<"strata-fold-safe-softmax", "func::FuncOp"> {
     of -inf as its first result (Torch-MLIR's `aten.max.dim`, which also
     yields the argmax), with static shapes. Others, and maxima that ignore
     NaNs (`arith.maxnumf`), are left alone.
+
+    With `row-multiple`, only checks whose innermost parallel loop (the
+    attention's query rows) is a multiple of it: IREE 3.13's data tiling
+    miscompiles the fold where a select reads the row maximum on its way
+    into the attention's second batch matmul and those rows do not fill its
+    tiles (strata-data-tile-matmul's 8 rows on AVX2): with 5 or 13 query
+    rows and more than one head, every head but the first came out wrong.
+    The llvm-cpu default sets 8.
   }];
+  let options = [
+    Option<"rowMultiple", "row-multiple", "int64_t", "1",
+           "Rewrite only checks whose innermost parallel loop is a multiple of this">,
+  ];
 }

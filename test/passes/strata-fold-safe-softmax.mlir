@@ -2,6 +2,9 @@
 // becomes max(x) == -inf from the maximum the softmax computes anyway. Numerics through IREE:
 // test/python/iree/test_fold_safe_softmax.py.
 // RUN: strata-opt --split-input-file --strata-fold-safe-softmax %s | FileCheck %s
+// RUN: strata-opt --split-input-file --strata-fold-safe-softmax='row-multiple=8' %s | FileCheck %s --check-prefix=ROWS
+// RUN: not strata-opt --split-input-file --strata-fold-safe-softmax='row-multiple=0' %s 2>&1 | FileCheck %s --check-prefix=BAD
+// BAD: row-multiple must be at least 1; got 0
 
 // As Torch-MLIR lowers scaled_dot_product_attention's safe softmax: the maximum with its argmax
 // (aten.max.dim), the check through an f64 extension, the all reduction keeping the dimension.
@@ -18,6 +21,9 @@
 // CHECK:           %[[IS:.*]] = arith.cmpf oeq, %{{.*}}, %[[MINF]] : f32
 // CHECK:           linalg.yield %[[IS]] : i1
 // CHECK:         return %[[ALL]], %[[MAX]]#0
+// With row-multiple=8, 4 query rows (the innermost parallel loop) are left alone.
+// ROWS-LABEL: func.func @sdpa_safe_softmax
+// ROWS:         arith.andi
 #id = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
 #row = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2)>
 #keep = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, 0)>

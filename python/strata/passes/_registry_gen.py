@@ -181,9 +181,22 @@ PASSES = ({'anchor': 'builtin.module',
                  '    in the block that yields `arith.maximumf` of the same tensor from a fill\n'
                  "    of -inf as its first result (Torch-MLIR's `aten.max.dim`, which also\n"
                  '    yields the argmax), with static shapes. Others, and maxima that ignore\n'
-                 '    NaNs (`arith.maxnumf`), are left alone.',
+                 '    NaNs (`arith.maxnumf`), are left alone.\n'
+                 '\n'
+                 '    With `row-multiple`, only checks whose innermost parallel loop (the\n'
+                 "    attention's query rows) is a multiple of it: IREE 3.13's data tiling\n"
+                 '    miscompiles the fold where a select reads the row maximum on its way\n'
+                 "    into the attention's second batch matmul and those rows do not fill its\n"
+                 "    tiles (strata-data-tile-matmul's 8 rows on AVX2): with 5 or 13 query\n"
+                 '    rows and more than one head, every head but the first came out wrong.\n'
+                 '    The llvm-cpu default sets 8.',
   'module': 'fold_safe_softmax',
-  'options': (),
+  'options': ({'default': '1',
+               'description': 'Rewrite only checks whose innermost parallel loop is a multiple of '
+                              'this',
+               'is_list': False,
+               'name': 'row-multiple',
+               'type': 'int64_t'},),
   'summary': "Read the safe softmax's all(-inf) row check from the row maximum the softmax already "
              'computes',
   'td_file': 'passes/fold_safe_softmax.td'},

@@ -9,6 +9,7 @@ import math
 
 from torch_mlir import ir
 
+from strata.errors import StrataError
 from strata.ir_splice import erase_unused, insert_lowered, tensor_type
 from strata.linalg_match import fill_constant, ops_named
 
@@ -105,7 +106,13 @@ def _precedes(first: ir.Operation, second: ir.Operation) -> bool:
     return False
 
 
-def _rewrite(all_op: ir.Operation) -> bool:
+def _innermost_parallel(generic: ir.Operation, shape: list[int]) -> int | None:
+    """The size of `generic`'s innermost parallel loop, which its identity-read input `shape` spans."""
+    parallel = [i for i, t in enumerate(generic.attributes["iterator_types"]) if "parallel" in str(t)]
+    return shape[parallel[-1]] if parallel else None
+
+
+def _rewrite(all_op: ir.Operation, row_multiple: int) -> bool:
     if _segments(all_op) != (1, 1) or not _reduces_with(all_op, "arith.andi"):
         return False
     init = fill_constant(all_op.operands[1])
@@ -113,8 +120,11 @@ def _rewrite(all_op: ir.Operation) -> bool:
         return False
     check = all_op.operands[0].owner if isinstance(all_op.operands[0], ir.OpResult) else None
     x = _compared(check.operation) if check is not None else None
-    if x is None or not _static(x) or _maps(check.operation)[0] != _maps(all_op)[0]:
+    if x is None or not _static(x) or _maps(check.operation)[0] != _maps(all_op)[0] or _maps(all_op)[0] != ir.AffineMap.get_identity(len(_maps(all_op)[0].results)):
         return False
+    rows = _innermost_parallel(all_op, list(ir.RankedTensorType(check.results[0].type).shape))
+    if rows is None or rows % row_multiple:
+        return False  # IREE's data tiling miscompiles the fold where the rows pad to whole tiles
     maximum = _maximum_of(x, all_op)
     if maximum is None:
         return False
@@ -166,6 +176,8 @@ def _is_all_reduction(generic: ir.Operation) -> bool:
 
 
 def run(op: ir.Operation, options) -> None:
+    if options.row_multiple < 1:
+        raise StrataError(f"strata-fold-safe-softmax: row-multiple must be at least 1; got {options.row_multiple}")
     # The candidates first: a rewrite erases ops (the check, its fill) that the walk would visit.
     for generic in [g for g in ops_named(op, "linalg.generic") if _is_all_reduction(g)]:
-        _rewrite(generic)
+        _rewrite(generic, options.row_multiple)

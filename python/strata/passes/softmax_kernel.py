@@ -2,7 +2,8 @@
 (passes/softmax_kernel.td).
 
 The chain is matched backwards from its division, `y = e / sum(e)` with `e = exp(x - max(x))`,
-and forwards from there to the safe softmax's `select(all(x == -inf), 0, y)`. Each step checks a
+and forwards from there to the safe softmax's `select(all(x == -inf), 0, y)` (or
+`select(max(x) == -inf, 0, y)`, as strata-fold-safe-softmax leaves it). Each step checks a
 generic's loops, maps, body and readers, so that anything else computing over the same values is
 left to IREE.
 """
@@ -139,19 +140,53 @@ def _softmax(div: ir.Operation) -> tuple[ir.Value, list[ir.Operation]] | None:
     if not top.ok or not top.whole(0) or _base(top.op.operands[0]) != _base(x) or not top.computes("arith.maximumf", 0, 1):
         return None
     lowest = _filled(top.op.operands[1])
-    if lowest is None or lowest > -3.4e38 or not top.per_row(1) or not _is(_reader(top.op.results[0]), sub.op):
+    if lowest is None or lowest > -3.4e38 or not top.per_row(1):
         return None
     if any(len(list(r.uses)) for r in top.op.results[1:]):  # an argmax, unread
         return None
-    return x, [div, total.op, exp.op, sub.op, top.op]
+    readers = [use.owner.operation for use in top.op.results[0].uses]
+    checks = [r for r in readers if _is_minus_inf_test(r)]  # strata-fold-safe-softmax's max(x) == -inf
+    if len(checks) > 1 or len(readers) - len(checks) != 1:
+        return None
+    if not checks and not _is(_reader(top.op.results[0]), sub.op) or checks and not _leads_to(top.op.results[0], sub.op, checks[0]):
+        return None
+    return x, [div, total.op, exp.op, sub.op, top.op, *checks]
 
 
-def _safe_select(div: ir.Operation, x: ir.Value) -> list[ir.Operation] | None:
-    """The ops of `select(all(x == -inf), 0, div)` reading `div`'s softmax, the select first."""
+def _is_minus_inf_test(op: ir.Operation) -> bool:
+    """Whether `op` is an elementwise `x == -inf` (x perhaps widened by an `arith.extf` first)."""
+    test = _Generic(op, 1, False)
+    if not test.ok or len(test.body) not in (2, 3):
+        return False
+    compare = test.body[-1].operands[0]
+    if not isinstance(compare, ir.OpResult) or compare.owner.operation.name != "arith.cmpf":
+        return False
+    compare = compare.owner.operation
+    value, bound = compare.operands
+    if isinstance(value, ir.OpResult) and value.owner.operation.name == "arith.extf":
+        value = value.owner.operation.operands[0]
+    return ir.IntegerAttr(compare.attributes["predicate"]).value == _OEQ and value == test.arguments[0] and _constant(bound) == float("-inf")
+
+
+def _leads_to(value: ir.Value, op: ir.Operation, besides: ir.Operation) -> bool:
+    """Whether `value`'s readers other than `besides` are one chain of unit reshapes to `op`."""
+    others = [use.owner.operation for use in value.uses if use.owner.operation != besides]
+    if len(others) != 1:
+        return False
+    if others[0] == op:
+        return True
+    return others[0].name in _RESHAPES and _units_only(others[0]) and _is(_reader(others[0].results[0]), op)
+
+
+def _safe_select(div: ir.Operation, x: ir.Value, folded: ir.Operation | None = None) -> list[ir.Operation] | None:
+    """The ops of `select(all(x == -inf), 0, div)` reading `div`'s softmax, the select first; or,
+    after strata-fold-safe-softmax, of `select(max(x) == -inf, 0, div)` with `folded` the test."""
     select = _Generic(_reader(div.results[0]), 3, False)
     if (not select.ok or len(select.body) != 2 or not select.per_row(0) or not select.whole(1) or not select.whole(2)
             or select.op.operands[2] != div.results[0] or not select.computes("arith.select", 0, 1, 2) or _constant(select.op.operands[1]) != 0.0):
         return None
+    if folded is not None:
+        return [select.op] if _is(_producer(select.op.operands[0]), folded) and _is(_reader(folded.results[0]), select.op) else None
     every = _Generic(_producer(select.op.operands[0]), 1, True)
     if (not every.ok or len(every.body) != 2 or not every.whole(0) or not every.per_row(1) or _filled(every.op.operands[1]) != 1
             or not (every.computes("arith.andi", 0, 1) or every.computes("arith.andi", 1, 0)) or not _is(_reader(every.op.results[0]), select.op)):
@@ -232,7 +267,10 @@ def run(op: ir.Operation, options) -> None:
         shape = _shape(x)
         if len(shape) < 2 or str(ir.RankedTensorType(x.type).element_type) != "f32" or shape[-1] % LANES or shape != _shape(div.results[0]):
             continue
-        safe = _safe_select(div, x)
+        folded = ops[5:]  # the max's test, from strata-fold-safe-softmax
+        safe = _safe_select(div, x, folded[0] if folded else None)
+        if folded and safe is None:
+            continue  # the test reads the max, which the kernel would take away
         if safe is not None:
             _replace(x, safe[0], safe + ops, True)
         else:
