@@ -192,16 +192,8 @@ def _safe_select(div: ir.Operation, x: ir.Value, folded: ir.Operation | None = N
             or not (every.computes("arith.andi", 0, 1) or every.computes("arith.andi", 1, 0)) or not _is(_reader(every.op.results[0]), select.op)):
         return None
     test = _Generic(_producer(every.op.operands[0]), 1, False)
-    if not test.ok or not test.whole(0) or _base(test.op.operands[0]) != _base(x) or not _is(_reader(test.op.results[0]), every.op):
-        return None
-    compare = test.body[-1].operands[0]
-    if not isinstance(compare, ir.OpResult) or compare.owner.operation.name != "arith.cmpf":
-        return None
-    compare = compare.owner.operation
-    value, bound = compare.operands
-    if isinstance(value, ir.OpResult) and value.owner.operation.name == "arith.extf":
-        value = value.owner.operation.operands[0]
-    if ir.IntegerAttr(compare.attributes["predicate"]).value != _OEQ or value != test.arguments[0] or _constant(bound) != float("-inf"):
+    if (not test.ok or not test.whole(0) or _base(test.op.operands[0]) != _base(x) or not _is(_reader(test.op.results[0]), every.op)
+            or not _is_minus_inf_test(test.op)):
         return None
     return [select.op, every.op, test.op]
 
