@@ -66,14 +66,14 @@ def _compared(check: ir.Operation) -> ir.Value | None:
     return check.operands[0]
 
 
-def _reduces_with(generic: ir.Operation, combiner: str, result: int = 0) -> bool:
-    """Whether `generic`'s `result`-th output is `combiner(input 0, that output)`."""
+def _reduces_with(generic: ir.Operation, combiner: str) -> bool:
+    """Whether `generic`'s first output is `combiner(input 0, that output)`."""
     args, computation, yielded = _body(generic)
     inputs, _ = _segments(generic)
-    op = yielded[result].owner if isinstance(yielded[result], ir.OpResult) else None
+    op = yielded[0].owner if isinstance(yielded[0], ir.OpResult) else None
     if op is None or op.name != combiner or not any(op == c for c in computation):
         return False
-    return {*op.operands} == {args[0], args[inputs + result]} and args[0] != args[inputs + result]
+    return {*op.operands} == {args[0], args[inputs]} and args[0] != args[inputs]
 
 
 def _maximum_of(x: ir.Value, all_op: ir.Operation) -> ir.Operation | None:
