@@ -115,8 +115,9 @@ def _filled(value: ir.Value):
     return _number(fill_constant(op.results[0])) if op is not None else None
 
 
-def _softmax(div: ir.Operation) -> tuple[ir.Value, list[ir.Operation]] | None:
-    """The input of the softmax `div` computes (`e / sum(e)`) and the ops from there to it."""
+def _softmax(div: ir.Operation) -> tuple[ir.Value, list[ir.Operation], ir.Operation | None] | None:
+    """The input of the softmax `div` computes (`e / sum(e)`), the ops from there to it, and the
+    `max(x) == -inf` test strata-fold-safe-softmax left reading its maximum, if any."""
     g = _Generic(div, 2, False)
     if not g.ok or len(g.body) != 2 or not g.whole(0) or not g.per_row(1) or not g.computes("arith.divf", 0, 1):
         return None
@@ -150,7 +151,7 @@ def _softmax(div: ir.Operation) -> tuple[ir.Value, list[ir.Operation]] | None:
         return None
     if not checks and not _is(_reader(top.op.results[0]), sub.op) or checks and not _leads_to(top.op.results[0], sub.op, checks[0]):
         return None
-    return x, [div, total.op, exp.op, sub.op, top.op, *checks]
+    return x, [div, total.op, exp.op, sub.op, top.op, *checks], checks[0] if checks else None
 
 
 def _is_minus_inf_test(op: ir.Operation) -> bool:
@@ -255,13 +256,12 @@ def run(op: ir.Operation, options) -> None:
         found = _softmax(div)
         if found is None:
             continue
-        x, ops = found
+        x, ops, folded = found
         shape = _shape(x)
         if len(shape) < 2 or str(ir.RankedTensorType(x.type).element_type) != "f32" or shape[-1] % LANES or shape != _shape(div.results[0]):
             continue
-        folded = ops[5:]  # the max's test, from strata-fold-safe-softmax
-        safe = _safe_select(div, x, folded[0] if folded else None)
-        if folded and safe is None:
+        safe = _safe_select(div, x, folded)
+        if folded is not None and safe is None:
             continue  # the test reads the max, which the kernel would take away
         if safe is not None:
             _replace(x, safe[0], safe + ops, True)
