@@ -27,9 +27,10 @@ class Chip:
     bits64: bool = True  # False: no f64/i64 arithmetic (IREE then demotes them to 32 bits)
 
 
-# What a tuned default may be limited to (`applies_to`): models with convolutions; models whose
-# matmuls all compute one row (matrix-vector products: a batch-1 MLP); models with wider matmuls,
-# or convolutions (which IREE computes as matmuls); models with a matmul op of more than one row.
+# What a tuned default may be limited to (`applies_to`: one of these, or a list of which a model
+# needs one): models with convolutions; models whose matmuls all compute one row (matrix-vector
+# products: a batch-1 MLP); models with wider matmuls, or convolutions (which IREE computes as
+# matmuls); models with a matmul op of more than one row.
 MODEL_TRAITS = ("conv", "matvec", "matrix", "gemm")
 
 
@@ -40,7 +41,7 @@ class TunedDefault:
     name: str
     flags: tuple[str, ...]
     benchmark: str
-    applies_to: str = "all"  # "all", or one of MODEL_TRAITS (above)
+    applies_to: tuple[str, ...] = ()  # MODEL_TRAITS (above) of which a model needs one; () for all
     # strata passes run on the model's linalg IR before IREE takes it (a pipeline's inside, as
     # strata-opt --pass-pipeline takes it within `builtin.module(...)`).
     passes: str = ""
@@ -51,7 +52,7 @@ class TunedDefault:
     replaces: tuple[str, ...] = ()
 
     def applies(self, chip: str, traits: frozenset[str]) -> bool:
-        if self.applies_to != "all" and self.applies_to not in traits:
+        if self.applies_to and not any(trait in traits for trait in self.applies_to):
             return False
         if self.host_cpu:
             if chip != "host":
@@ -157,8 +158,14 @@ def _parse_target(path: Path) -> Target:
         if not benchmark.strip():
             raise StrataError(f"{entry_where}: a tuned default needs the benchmark figure behind it")
         applies_to = entry.get("applies_to", "all")
-        if applies_to != "all" and applies_to not in MODEL_TRAITS:
-            raise StrataError(f"{entry_where}: applies_to must be 'all' or one of {', '.join(MODEL_TRAITS)}")
+        if applies_to == "all":
+            applies_to = ()
+        elif isinstance(applies_to, str):
+            applies_to = (applies_to,)
+        else:
+            applies_to = _strings(entry, "applies_to", entry_where) or ("",)  # [] names no trait
+        if not all(trait in MODEL_TRAITS for trait in applies_to):
+            raise StrataError(f"{entry_where}: applies_to must be 'all', or one or a list of {', '.join(MODEL_TRAITS)}")
         flags, passes = _strings(entry, "flags", entry_where), entry.get("passes", "")
         if not isinstance(passes, str):
             raise StrataError(f"{entry_where}: 'passes' must be a string")

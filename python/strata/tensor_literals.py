@@ -5,7 +5,9 @@ lifted them) into a Python list with `Tensor.tolist()` before it packs the numbe
 literal's resource blob: 7.7 of ResNet-18's 17 seconds of import went there, one float object per
 weight. These hooks build the same `torch.vtensor.literal` (a `dense_resource` blob with the
 importer's name for it, one blob per tensor however often it is used) from the tensor's memory
-instead. One-element tensors (splats) and element types numpy lacks are left to the importer.
+instead (and record them, `strata.resource_blobs`, so that passes computing with constants read
+them back for free). One-element tensors (splats) and element types numpy lacks are left to the
+importer.
 """
 
 
@@ -24,6 +26,8 @@ class TensorLiterals(_hooks_base()):
         from torch_mlir import ir
         from torch_mlir.extras.fx_importer import TORCH_DTYPE_TO_NPY_TYPE, create_mlir_tensor_type
 
+        from strata import resource_blobs
+
         if not isinstance(literal, torch.Tensor) or literal.numel() < 2 or literal.dtype not in TORCH_DTYPE_TO_NPY_TYPE:
             return None
         known = self._attributes.get(id(literal))
@@ -31,7 +35,7 @@ class TensorLiterals(_hooks_base()):
             # A copy: the blob must not change with the model's parameters after the import.
             array = literal.detach().cpu().contiguous().numpy().astype(TORCH_DTYPE_TO_NPY_TYPE[literal.dtype], copy=True)
             name = f"torch_tensor_{'_'.join(str(d) for d in literal.shape)}_{literal.dtype}"
-            attribute = ir.DenseResourceElementsAttr.get_from_buffer(array, name, create_mlir_tensor_type(literal))
+            attribute = resource_blobs.create(array, name, create_mlir_tensor_type(literal))
             known = self._attributes[id(literal)] = (literal, attribute)  # the tensor kept: its id stays its own
         return ir.Operation.create(
             "torch.vtensor.literal", results=[gni._cc.tensor_to_vtensor_type(literal)], attributes={"value": known[1]}
