@@ -1,4 +1,5 @@
-"""The elements behind `dense_resource` attributes, for passes that compute with constants.
+"""The elements behind constant tensors (`dense_resource` blobs above all), for passes that
+compute with constants.
 
 MLIR's Python bindings create a resource blob from a buffer but give no access to a blob's bytes:
 only the attribute's printed form holds them, in hex (0.3 s per 28 MB of weights, as much as
@@ -47,3 +48,50 @@ def elements(attribute: ir.Attribute, dtype) -> np.ndarray | None:
     if data.size != int(np.prod(shape, dtype=np.int64)) * np.dtype(dtype).itemsize:
         return None
     return data.view(dtype).reshape(shape)
+
+
+# numpy's type for each MLIR element type it has (index: MLIR's constants hold 64 bits)
+NUMPY_TYPES = {"f16": np.float16, "f32": np.float32, "f64": np.float64, "i1": np.bool_, "i8": np.int8,
+               "i16": np.int16, "i32": np.int32, "i64": np.int64, "index": np.int64}
+
+
+def constant_elements(value: ir.Value, dtype=None, splats: bool = False) -> np.ndarray | None:
+    """The elements of `value`, where an `arith.constant` of static shape produced it (perhaps
+    through reshapes), in its shape: as `dtype` (a numpy type of the element type's width: an unsigned one reads the bits),
+    by default as NUMPY_TYPES says. Splats only with `splats` (read-only, broadcast from one
+    element). None otherwise, and for element types numpy lacks unless `dtype` reads bits."""
+    op = value.owner if isinstance(value, ir.OpResult) else None
+    if op is None or not isinstance(value.type, ir.RankedTensorType):
+        return None
+    if op.name in ("tensor.expand_shape", "tensor.collapse_shape") and ir.RankedTensorType(value.type).has_static_shape:
+        source = constant_elements(op.operands[0], dtype, splats)  # a reshape moves no element
+        return None if source is None else source.reshape(ir.RankedTensorType(value.type).shape)
+    if op.name != "arith.constant":
+        return None
+    tensor = ir.RankedTensorType(value.type)
+    natural = NUMPY_TYPES.get(str(tensor.element_type))
+    dtype = dtype or natural
+    if dtype is None or not tensor.has_static_shape:
+        return None
+    attr = op.attributes["value"]
+    try:
+        resource = ir.DenseResourceElementsAttr(attr)
+    except ValueError:
+        resource = None
+    if resource is not None:
+        return elements(resource, dtype)
+    try:
+        dense = ir.DenseElementsAttr(attr)
+    except ValueError:
+        return None
+    if natural is None or (dense.is_splat and not splats):
+        return None
+    if dense.is_splat:
+        splat = dense.get_splat_value()
+        scalar = ir.FloatAttr(splat).value if isinstance(splat, ir.FloatAttr) else ir.IntegerAttr(splat).value
+        return np.broadcast_to(np.array(scalar).astype(natural).view(dtype), tensor.shape)
+    try:
+        array = np.array(dense)
+    except (TypeError, ValueError, RuntimeError):
+        return None
+    return array.astype(natural, copy=False).view(dtype).reshape(tensor.shape)

@@ -160,6 +160,42 @@ PASSES = ({'anchor': 'builtin.module',
              "x 1 tiles, for IREE's CPU codegen",
   'td_file': 'passes/data_tile_matmul.td'},
  {'anchor': 'func.func',
+  'argument': 'strata-fold-constant-generic',
+  'description': "A model's constant expressions reach linalg as elementwise generics of\n"
+                 '    constants: a batch norm in inference becomes a scale and a shift per\n'
+                 '    channel (its variance plus epsilon, a square root, a reciprocal, a\n'
+                 '    product and a difference), a causal mask the difference of two ranges.\n'
+                 "    With IREE's constant evaluation off (it JIT-compiles them, 0.6-0.7 s a\n"
+                 '    model), IREE computes each in an initializer dispatch when the module\n'
+                 "    loads, and compiles a dispatch for each: half of the small CNN's 18.\n"
+                 '\n'
+                 '    This pass computes them here, with numpy, in the element types of the\n'
+                 "    IR (IEEE arithmetic as LLVM's without fast-math: the same values, up\n"
+                 '    to the last bit of transcendental functions). Folded: `linalg.generic`s\n'
+                 '    whose loops are all parallel, whose results are written with the\n'
+                 '    identity map and whose inputs are constants (`dense`, `dense_resource`,\n'
+                 '    splats) read through projected permutations (broadcasts, transposes),\n'
+                 '    with static shapes and f16, f32, f64, i1, i8, i16, i32, i64 or index\n'
+                 '    elements; whose bodies read only their inputs, `linalg.index`, and\n'
+                 '    scalar constants, with ops of `arith` (float and integer arithmetic,\n'
+                 '    comparisons, selects, casts) and `math` (sqrt, rsqrt, exp, log, tanh,\n'
+                 '    absf), and `cf.assert`s that hold. Each result becomes an\n'
+                 '    `arith.constant` (a `dense_resource` blob `folded`, i1 results a\n'
+                 '    `dense` tensor). Others are left alone, as are folds that would add\n'
+                 '    more than `max-growth-bytes` to the constants the generic reads (a\n'
+                 '    broadcast of a vector to a large tensor is cheaper to compute than to\n'
+                 '    store).',
+  'module': 'fold_constant_generic',
+  'options': ({'default': '1048576',
+               'description': "Fold only where the results' bytes exceed the inputs' by at most "
+                              'this',
+               'is_list': False,
+               'name': 'max-growth-bytes',
+               'type': 'int64_t'},),
+  'summary': 'Compute elementwise `linalg.generic`s of constants while compiling: the results '
+             'become constants',
+  'td_file': 'passes/fold_constant_generic.td'},
+ {'anchor': 'func.func',
   'argument': 'strata-fold-constant-pack',
   'description': "strata's kernels and data tiling read a model's weights in tiles: a\n"
                  '    `linalg.pack` of each constant weight (16-column panels of B for\n'

@@ -32,36 +32,6 @@ def _bits_type(element: ir.Type):
     return None
 
 
-def _constant_bits(value: ir.Value) -> np.ndarray | None:
-    """The elements of the `arith.constant` tensor `value`, in its shape, as unsigned integers of
-    their width; None for other producers, splats and unreadable types."""
-    op = value.owner if isinstance(value, ir.OpResult) else None
-    if op is None or op.name != "arith.constant":
-        return None
-    tensor = ir.RankedTensorType(value.type)
-    bits = _bits_type(tensor.element_type)
-    if bits is None or not tensor.has_static_shape:
-        return None
-    attr = op.attributes["value"]
-    try:
-        resource = ir.DenseResourceElementsAttr(attr)
-    except ValueError:
-        resource = None
-    if resource is not None:
-        return resource_blobs.elements(resource, bits)
-    try:
-        dense = ir.DenseElementsAttr(attr)
-    except ValueError:
-        return None
-    if dense.is_splat:
-        return None
-    try:
-        array = np.array(dense)
-    except (TypeError, ValueError, RuntimeError):
-        return None  # element types numpy lacks (bf16)
-    return array.view(bits).reshape(tensor.shape) if array.dtype.itemsize == np.dtype(bits).itemsize else None
-
-
 def _padding_bits(pack: ir.Operation, bits) -> np.ndarray | None:
     """The pack's padding value as an unsigned integer of `bits`' width, or None."""
     segments = list(ir.DenseI32ArrayAttr(pack.attributes["operandSegmentSizes"]))
@@ -112,7 +82,8 @@ def _fold(pack: ir.Operation) -> bool:
     tiles = _ints(pack, "static_inner_tiles")
     if not result.has_static_shape or _DYNAMIC in tiles:
         return False
-    source = _constant_bits(pack.operands[0])
+    bits = _bits_type(ir.RankedTensorType(pack.operands[0].type).element_type)
+    source = resource_blobs.constant_elements(pack.operands[0], bits) if bits is not None else None
     if source is None:
         return False
     padding = _padding_bits(pack, source.dtype.type)
