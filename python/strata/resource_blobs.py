@@ -57,9 +57,10 @@ NUMPY_TYPES = {"f16": np.float16, "f32": np.float32, "f64": np.float64, "i1": np
 
 def constant_elements(value: ir.Value, dtype=None, splats: bool = False) -> np.ndarray | None:
     """The elements of `value`, where an `arith.constant` of static shape produced it (perhaps
-    through reshapes), in its shape: as `dtype` (a numpy type of the element type's width: an unsigned one reads the bits),
-    by default as NUMPY_TYPES says. Splats only with `splats` (read-only, broadcast from one
-    element). None otherwise, and for element types numpy lacks unless `dtype` reads bits."""
+    through reshapes), in its shape: as `dtype` (a numpy type of the element type's width; an
+    unsigned one reads the bits), by default as NUMPY_TYPES says. Splats only with `splats`
+    (read-only, broadcast from one element). None otherwise, and for element types numpy lacks
+    unless `dtype` reads bits."""
     op = value.owner if isinstance(value, ir.OpResult) else None
     if op is None or not isinstance(value.type, ir.RankedTensorType):
         return None

@@ -88,3 +88,26 @@ func.func @padding_argument(%pad: i32) -> tensor<2x2xi32> {
   %p = linalg.pack %w padding_value(%pad : i32) inner_dims_pos = [0] inner_tiles = [2] into %e : tensor<3xi32> -> tensor<2x2xi32>
   return %p : tensor<2x2xi32>
 }
+
+// -----
+
+// Through a reshape, as convolution filters [F][C][KH][KW] are collapsed to [F][C*KH*KW]: bytes
+// [[0, 1], [2, 3]] in [2][1][2], collapsed, in tiles of 2 rows: [[0, 2], [1, 3]].
+// CHECK-LABEL: func.func @reshaped
+// CHECK-NEXT:    %[[P:.*]] = arith.constant dense_resource<taps_packed> : tensor<1x2x2xi8>
+// CHECK-NEXT:    return %[[P]]
+// CHECK:         taps_packed: "0x0100000000020103"
+func.func @reshaped() -> tensor<1x2x2xi8> {
+  %w = arith.constant dense_resource<taps> : tensor<2x1x2xi8>
+  %c = tensor.collapse_shape %w [[0], [1, 2]] : tensor<2x1x2xi8> into tensor<2x2xi8>
+  %e = tensor.empty() : tensor<1x2x2xi8>
+  %p = linalg.pack %c inner_dims_pos = [0] inner_tiles = [2] into %e : tensor<2x2xi8> -> tensor<1x2x2xi8>
+  return %p : tensor<1x2x2xi8>
+}
+{-#
+  dialect_resources: {
+    builtin: {
+      taps: "0x0100000000010203"
+    }
+  }
+#-}

@@ -53,7 +53,7 @@ def _padding_bits(pack: ir.Operation, bits) -> np.ndarray | None:
     return None
 
 
-def packed(source: np.ndarray, inner_dims_pos, inner_tiles, outer_dims_perm=None, padding=None) -> np.ndarray | None:
+def _packed(source: np.ndarray, inner_dims_pos, inner_tiles, outer_dims_perm=None, padding=None) -> np.ndarray | None:
     """`linalg.pack` in numpy: `source` padded with `padding` to whole tiles (None: only whole
     tiles fold), each tiled dimension split into (tiles, tile), the outer dimensions permuted by
     `outer_dims_perm`, the tile dimensions last in the order of `inner_dims_pos`."""
@@ -77,6 +77,15 @@ def packed(source: np.ndarray, inner_dims_pos, inner_tiles, outer_dims_perm=None
     return np.ascontiguousarray(source.reshape(shape).transpose(order))
 
 
+def _blob_name(value: ir.Value) -> str:
+    """The name of the blob behind `value` (through reshapes), or "constant"."""
+    op = value.owner
+    while op.name in ("tensor.expand_shape", "tensor.collapse_shape"):
+        op = op.operands[0].owner
+    name = re.match(r"dense_resource<([^>]+)>", str(op.attributes["value"])) if op.name == "arith.constant" else None
+    return name.group(1) if name else "constant"
+
+
 def _fold(pack: ir.Operation) -> bool:
     result = ir.RankedTensorType(pack.results[0].type)
     tiles = _ints(pack, "static_inner_tiles")
@@ -87,12 +96,10 @@ def _fold(pack: ir.Operation) -> bool:
     if source is None:
         return False
     padding = _padding_bits(pack, source.dtype.type)
-    array = packed(source, _ints(pack, "inner_dims_pos"), tiles, _ints(pack, "outer_dims_perm"), padding)
+    array = _packed(source, _ints(pack, "inner_dims_pos"), tiles, _ints(pack, "outer_dims_perm"), padding)
     if array is None or list(array.shape) != list(result.shape):
         return False
-    constant = pack.operands[0].owner
-    name = re.match(r"dense_resource<([^>]+)>", str(constant.attributes["value"]))
-    attr = resource_blobs.create(array, f"{name.group(1) if name else 'constant'}_packed", result)
+    attr = resource_blobs.create(array, f"{_blob_name(pack.operands[0])}_packed", result)
     with ir.InsertionPoint(pack), pack.location:
         folded = ir.Operation.create("arith.constant", results=[result], attributes={"value": attr})
     pack.results[0].replace_all_uses_with(folded.results[0])
