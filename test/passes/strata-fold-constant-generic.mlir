@@ -179,3 +179,19 @@ func.func @unknown_op() -> tensor<4xf32> {
   } -> tensor<4xf32>
   return %0 : tensor<4xf32>
 }
+
+// -----
+
+// i1 addition wraps (true + true = false); numpy's on booleans would say true: left alone.
+// CHECK-LABEL: func.func @i1_addition
+// CHECK:         linalg.generic
+func.func @i1_addition() -> tensor<2xi1> {
+  %c = arith.constant dense<[true, false]> : tensor<2xi1>
+  %e = tensor.empty() : tensor<2xi1>
+  %0 = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} ins(%c : tensor<2xi1>) outs(%e : tensor<2xi1>) {
+  ^bb0(%in: i1, %out: i1):
+    %s = arith.addi %in, %in : i1
+    linalg.yield %s : i1
+  } -> tensor<2xi1>
+  return %0 : tensor<2xi1>
+}

@@ -122,6 +122,8 @@ class _Evaluator:
         if name == "linalg.index":
             return self.index(ir.IntegerAttr(op.attributes["dim"]).value)
         if name in _BINARY:
+            if result_type is np.bool_ and name in ("arith.addi", "arith.subi", "arith.muli"):
+                raise _NotFoldable  # i1 arithmetic wraps mod 2; numpy's on booleans is logical
             return _BINARY[name](*args).astype(result_type, copy=False)
         if name in _UNARY:
             return _UNARY[name](*args).astype(result_type, copy=False)
