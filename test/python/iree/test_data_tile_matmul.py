@@ -66,6 +66,8 @@ def test_only_avx2_hosts_without_avx512_get_strata_tiles(monkeypatch):
     # A CNN: its convolutions are tiled by strata-data-tile-conv (test_data_tile_conv.py), what
     # follows them folded into strata's kernels by strata-fuse-conv-epilogue.
     assert tuned_passes(CompileOptions(), frozenset({"conv", "matrix"})) == [*CONV_PASSES, *CONSTANT_PASSES]
+    # The constant folds only where other passes take the model to linalg: none move it there.
+    assert tuned_passes(CompileOptions(), frozenset({"matrix"})) == []
     # The 1x32 tiles replace the ukernel (whose generic path would take them), on codegen.
     flags = iree_flags(CompileOptions(), traits=vectors)
     assert "--iree-llvmcpu-enable-ukernels=all" not in flags and "--iree-llvmcpu-enable-ukernels=none" in flags

@@ -102,6 +102,16 @@ def test_model_traits(text, traits):
             'name = "x"\ndescription = "d"\nruntime_device = "local-task"\nchip_flag = "--f"\ndefault_chip = "b"\n[chips.a]\n',
             "unknown chip 'b' for target 'x'",
         ),
+        (
+            'name = "x"\ndescription = "d"\nruntime_device = "local-task"\nchip_flag = "--f"\ndefault_chip = "a"\n'
+            '[chips.a]\n[[tuned]]\nname = "t"\nflags = ["--g"]\nbenchmark = "1 ms"\napplies_to = ["gemm", "gemv"]\n',
+            "applies_to must be 'all', or one or a list of conv, matvec, matrix, gemm",
+        ),
+        (
+            'name = "x"\ndescription = "d"\nruntime_device = "local-task"\nchip_flag = "--f"\ndefault_chip = "a"\n'
+            '[chips.a]\n[[tuned]]\nname = "t"\nflags = ["--g"]\nbenchmark = "1 ms"\napplies_to = []\n',
+            "applies_to must be 'all', or one or a list of",
+        ),
     ],
 )
 def test_broken_target_file_is_a_one_line_error(tmp_path, text, message):
