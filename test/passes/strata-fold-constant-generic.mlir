@@ -195,3 +195,22 @@ func.func @i1_addition() -> tensor<2xi1> {
   } -> tensor<2xi1>
   return %0 : tensor<2xi1>
 }
+
+// -----
+
+// i1 read as signed: true is -1 (extsi to i8: 0xFF; sitofp to f32: -1.0, 0xBF800000).
+// CHECK-LABEL: func.func @signed_i1
+// CHECK:         folded{{.*}}: "0x01000000FF00"
+// CHECK-NEXT:    folded{{.*}}: "0x04000000000080BF00000000"
+func.func @signed_i1() -> (tensor<2xi8>, tensor<2xf32>) {
+  %c = arith.constant dense<[true, false]> : tensor<2xi1>
+  %e = tensor.empty() : tensor<2xi8>
+  %f = tensor.empty() : tensor<2xf32>
+  %0:2 = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} ins(%c : tensor<2xi1>) outs(%e, %f : tensor<2xi8>, tensor<2xf32>) {
+  ^bb0(%in: i1, %out: i8, %out2: f32):
+    %s = arith.extsi %in : i1 to i8
+    %t = arith.sitofp %in : i1 to f32
+    linalg.yield %s, %t : i8, f32
+  } -> (tensor<2xi8>, tensor<2xf32>)
+  return %0#0, %0#1 : tensor<2xi8>, tensor<2xf32>
+}

@@ -128,7 +128,10 @@ class _Evaluator:
         if name in _UNARY:
             return _UNARY[name](*args).astype(result_type, copy=False)
         if name in _CASTS:
-            return np.asarray(args[0]).astype(result_type)
+            source = np.asarray(args[0])
+            if source.dtype == np.bool_ and name in ("arith.extsi", "arith.sitofp"):
+                source = np.where(source, -1, 0)  # a signed i1: true is -1
+            return source.astype(result_type)
         if name == "arith.divsi":
             return _divsi(*args).astype(result_type, copy=False)
         if name == "arith.remsi":
