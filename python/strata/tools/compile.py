@@ -75,9 +75,9 @@ def _example_input(spec: str):
 
 
 def load_python_model(spec: str, input_shapes: list[str]):
-    """`file.py:Name` -> (nn.Module, example inputs)."""
-    import torch
-
+    """`file.py:Name` -> (nn.Module, example inputs). Imports torch only once the file runs: a
+    mistake in the spec or the file is reported in a fraction of a second, not after seconds of
+    loading torch."""
     path_text, _, name = spec.rpartition(":")
     path = Path(path_text)
     if not path_text or not name:
@@ -100,6 +100,8 @@ def load_python_model(spec: str, input_shapes: list[str]):
         model = factory()
     except Exception as e:
         raise StrataError(f"'{name}()' failed: {type(e).__name__}: {e}") from None
+    import torch
+
     if not isinstance(model, torch.nn.Module):
         raise StrataError(f"'{name}()' returned a {type(model).__name__}, not a torch.nn.Module")
     if input_shapes:
@@ -221,18 +223,20 @@ def run(args) -> int:
             raise StrataError("--params needs a PyTorch model (.py or .pt2): MLIR input carries its weights already")
         artifact = _compile_mlir(args, options, stage_options, progress)
     else:
-        from strata.parameters import ParameterExternalizer
-        from strata.torch_import import import_torch, load_exported_program
-
         started = time.perf_counter()
         if args.model.endswith(".pt2"):
             if args.input_shape:
                 raise StrataError("--input-shape does not apply to a .pt2 archive: it carries its inputs")
+            from strata.torch_import import load_exported_program
+
             model, inputs = load_exported_program(Path(args.model)), ()
             named = list(model.state_dict.items()) + list(model.constants.items())
         else:
+            # The user's file first: Torch-MLIR's importer loads for seconds.
             model, inputs = load_python_model(args.model, args.input_shape)
             named = list(model.state_dict().items())
+        from strata.parameters import ParameterExternalizer
+        from strata.torch_import import import_torch
         externalizer = ParameterExternalizer(named_tensors=named) if args.params else None
         module = import_torch(model, inputs, dims, hooks=externalizer)
         progress("import", time.perf_counter() - started)
