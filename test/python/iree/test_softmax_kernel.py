@@ -1,7 +1,7 @@
 """strata's row-softmax kernel (`strata.softmax_kernel`, by strata-softmax-kernel): results
-against eager, rows of only -inf included, in rows and packed into a matmul's tiles. Not a
-default of any target (targets/llvm-cpu.toml says why), so the pass is run here by hand on the
-linalg stage, as `strata-opt --strata-softmax-kernel` would."""
+against eager, rows of only -inf included, in rows and packed into a matmul's tiles, with the pass
+run by hand on the linalg stage as `strata-opt --strata-softmax-kernel` would; and the llvm-cpu
+tuned default (softmax-kernel) taking a GPT-2 block's attention through `strata.compile`."""
 
 import numpy as np
 import torch
@@ -49,3 +49,19 @@ def test_kernel_matches_eager(avx2_host):
         reference = reference.numpy()
         np.testing.assert_array_equal(np.isnan(result), np.isnan(reference))
         np.testing.assert_allclose(np.nan_to_num(result), np.nan_to_num(reference), rtol=1e-5, atol=1e-6)
+
+
+def test_llvm_cpu_default_takes_attention_softmax(avx2_host):
+    """The tuned default on a model with matmuls: the GPT-2 block's causal attention runs its safe
+    softmax on the kernel, straight into the P @ V tiles, and matches eager."""
+    import strata
+    from strata.models.gpt2 import GPT2Block, GPT2Config, example_inputs
+
+    torch.manual_seed(0)
+    config = GPT2Config(d_model=64, heads=4, tokens=32)
+    model, args = GPT2Block(config).eval(), example_inputs(config)
+    compiled = strata.compile(model, args, target="llvm-cpu")
+    assert b"strata_kernel_softmax_r128_c32_safe_t8" in compiled.vmfb
+    (result,) = compiled.run_numpy(*[a.numpy() for a in args])
+    with torch.no_grad():
+        np.testing.assert_allclose(result, model(*args).numpy(), rtol=1e-4, atol=1e-4)
