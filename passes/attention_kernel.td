@@ -1,0 +1,39 @@
+//===- attention_kernel.td - attention by strata's kernel -----*- tablegen -*-===//
+
+include "mlir/Pass/PassBase.td"
+
+def AttentionKernel : Pass<"strata-attention-kernel", "ModuleOp"> {
+  let summary = "Compute attention, as Torch-MLIR decomposes it, with strata's attention kernel";
+  let description = [{
+    Torch-MLIR writes `scaled_dot_product_attention` and hand-written
+    attention as a batch matmul of q and k^T, a softmax (the safe one of
+    scaled_dot_product_attention or the plain one), perhaps a constant
+    scale and an additive mask before it, and a batch matmul of the
+    probabilities and v, with the heads split before and merged after by
+    reshapes, transposes and slices. Through IREE that is some ten
+    dispatches: copies of q, k and v per head, packs, two mmt4ds, the
+    softmax, unpacks, a copy merging the heads; and with a causal mask every
+    score is computed, the masked half too.
+
+    This pass finds that chain over static f32 tensors and replaces it with
+    a call of `strata.attention_kernel`
+    (`@strata_kernel_attention_h<heads>_q<queries>_k<keys>_...`), one
+    dispatch of strata's own: a workgroup takes 8 queries of one head,
+    reads q, k and v through strides where they are (the tensors the
+    reshapes, transposes and slices start from, passed whole and flat), and
+    writes its rows of the result where the merged heads go (the tensor at
+    the end of the reshapes and transposes that alone read the second
+    matmul's result). Constant scales of q, of k and of the scores become one
+    scale of q. A constant mask of 0 on and below the diagonal and -inf
+    above it is a causal mask: keys after the block's last query are not
+    computed at all. Other masks, dynamic shapes, queries or keys not whole
+    8s, head sizes not whole 8s and more than 512 keys (the scores of 8
+    queries stay on the stack) are left to IREE. The mask must be a constant
+    when the pass runs (strata-fold-constant-generic folds the `arange`s
+    Torch-MLIR computes it from).
+
+    llvm-cpu's tuned default `attention-kernel` runs it on models with
+    matmuls, before the other defaults (targets/llvm-cpu.toml has the
+    figures).
+  }];
+}
