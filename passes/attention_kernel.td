@@ -18,7 +18,7 @@ def AttentionKernel : Pass<"strata-attention-kernel", "ModuleOp"> {
     This pass finds that chain over static f32 tensors and replaces it with
     a call of `strata.attention_kernel`
     (`@strata_kernel_attention_h<heads>_q<queries>_k<keys>_...`), one
-    dispatch of strata's own: a workgroup takes 8 queries of one head,
+    dispatch of strata's own: a workgroup takes 16 queries of one head,
     reads q, k and v through strides where they are (the tensors the
     reshapes, transposes and slices start from, passed whole and flat), and
     writes its rows of the result where the merged heads go (the tensor at
@@ -27,10 +27,12 @@ def AttentionKernel : Pass<"strata-attention-kernel", "ModuleOp"> {
     scale of q. A constant mask of 0 on and below the diagonal and -inf
     above it is a causal mask: keys after the block's last query are not
     computed at all. Other masks, dynamic shapes, queries or keys not whole
-    8s, head sizes not whole 8s and more than 512 keys (the scores of 8
-    queries stay on the stack) are left to IREE. The mask must be a constant
-    when the pass runs (strata-fold-constant-generic folds the `arange`s
-    Torch-MLIR computes it from).
+    8s, head sizes not whole 8s and more keys than a workgroup's scores hold
+    in 32 KiB of stack (448 keys with heads of 64) are left to IREE. The
+    mask must be a constant when the pass runs: strata-fold-constant-generic
+    folds the `arange`s Torch-MLIR computes a causal mask from, up to its
+    growth limit (1 MiB by default: 362 tokens, whose i64 differences it
+    computes first); a mask registered as a buffer is one already.
 
     llvm-cpu's tuned default `attention-kernel` runs it on models with
     matmuls, before the other defaults (targets/llvm-cpu.toml has the

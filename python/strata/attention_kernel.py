@@ -3,22 +3,29 @@
 Torch-MLIR's decomposition of attention is a batch matmul, a softmax and a second batch matmul,
 with the heads split and merged by copies around them; through IREE's data tiling that is some
 ten dispatches (packs, mmt4ds, unpacks, copies) and the scores of every query against every key,
-the masked half of a causal mask's too. Here a workgroup takes 8 queries of one head, reads q, k
-and v where they are (strides into the tensors that hold them: the QKV projection's output, for
-one) and writes its 8 rows of the result where the merged heads go:
+the masked half of a causal mask's too. Here a workgroup takes 16 queries of one head (8 where
+the queries do not come in 16s), reads q, k and v where they are (strides into the tensors that
+hold them: the QKV projection's output, for one) and writes its rows of the result where the
+merged heads go:
 
-1. its queries' 8 x E block, transposed in registers to E vectors of 8 (one query a lane) and
-   scaled, into the stack;
-2. each key's score for the 8 queries, one vector: `sum_e k[j][e] * q^T[e]` (8 keys at a time,
-   eight accumulators; a causal mask stops at the block's last query and masks the diagonal
-   block's lanes), their max along the way;
+1. its queries' 16 x E block, transposed in registers to E pairs of vectors (one query a lane)
+   and scaled, into the stack;
+2. each key's scores for the 16 queries, two vectors: `sum_e k[j][e] * q^T[e]`, 4 keys at a time
+   (eight accumulators; each broadcast element of k feeds two FMAs), stopping under a causal mask
+   at the block's last query, the lanes of queries before the key set to -inf; the max along the
+   way;
 3. `exp(score - max)` in place, and its sum;
-4. `out^T[d] = sum_j v[j][d] * p[j]` for 8 columns d at a time, divided by the sum, transposed
-   back to rows and stored.
+4. `out[q] = sum_j p[q][j] * v[j]` for 4 queries x 16 columns at a time (eight accumulators; each
+   row of v loaded feeds eight FMAs), under a causal mask only up to the 4 queries' last key,
+   divided by the sums and stored as rows.
 
-Every vector holds one value per query, so the softmax's row statistics need no reduction across
-lanes. Scores stay on the stack: keys are at most `MAX_KEYS`. Results match the decomposition's
-to rounding (the scale is applied once to q, the sums are in another order).
+The scores and their statistics hold one query a lane, so the softmax needs no reduction across
+lanes. Per dispatch (GPT-2 block's attention, 12 heads x 128 tokens x 64, one thread, minimum of
+~300 calls): 8 queries a workgroup with the result computed transposed, one broadcast per FMA,
+483 us; as above 411 us.
+
+q^T and the scores stay on the stack, within `STACK_BYTES` (`fits`). Results match the
+decomposition's to rounding (the scale is applied once to q, the sums are in another order).
 """
 
 import re
@@ -27,8 +34,9 @@ from dataclasses import dataclass
 
 from strata.conv_kernel import executable_text, layout
 
-LANES = 8  # f32 per AVX2 vector: queries per workgroup, keys and columns per step
-MAX_KEYS = 1024  # the scores of 8 queries on the stack: 32 KiB
+LANES = 8  # f32 per AVX2 vector
+GROUP = 4  # queries whose rows of the result a step of p v accumulates
+STACK_BYTES = 32768  # q^T and the scores of a workgroup's queries: IREE's limit for a dispatch
 SYMBOL_PREFIX = "strata_kernel_attention_"
 _VIEW = r"(\d+)o(\d+)b(\d+)h(\d+)p(\d+)"
 _SYMBOL = re.compile(
@@ -97,6 +105,17 @@ class Attention:
                 f"_s{self.scale_bits:08x}{flags}_Q{self.q.text()}_K{self.k.text()}_V{self.v.text()}"
                 f"_Ob{self.out.batch_stride}h{self.out.head_stride}p{self.out.position_stride}_in{'x'.join(map(str, self.inputs))}")
 
+    @property
+    def query_vectors(self) -> int:
+        """Vectors of 8 queries a workgroup takes: two where the queries come in 16s."""
+        return 2 if self.queries % (2 * LANES) == 0 else 1
+
+    @staticmethod
+    def fits(queries: int, keys: int, depth: int) -> bool:
+        """Whether a workgroup's q^T and scores fit in `STACK_BYTES`."""
+        per_query = (keys + depth) * 4
+        return per_query * (2 * LANES if queries % (2 * LANES) == 0 else LANES) <= STACK_BYTES
+
     def types(self) -> tuple[str, ...]:
         return (*(f"tensor<{n}xf32>" for n in self.inputs), f"tensor<{self.batch * self.heads * self.queries * self.value_depth}xf32>")
 
@@ -158,143 +177,179 @@ class _Writer:
     def executable(self, target: str) -> str:
         k = self.kernel
         v8 = "vector<8xf32>"
+        vectors = k.query_vectors
+        queries = vectors * LANES
         buffers = [f"memref<{n}xf32>" for n in k.inputs]
         out_type = f"memref<{k.batch * k.heads * k.queries * k.value_depth}xf32>"
-        scores_type = f"memref<{k.keys}x{LANES}xf32>"
-        qt_type = f"memref<{k.depth}x{LANES}xf32>"
+        scores_type = f"memref<{k.keys}x{queries}xf32>"
+        qt_type = f"memref<{k.depth}x{queries}xf32>"
         bindings = len(k.inputs) + 1
         body = 8  # indentation of the function body
+        inner, deep = body + 2, body + 4
         self.emit(body, f"%zeros = arith.constant dense<0.0> : {v8}")
         self.emit(body, "%minus_inf = arith.constant 0xFF800000 : f32")
         self.emit(body, f"%lowest = vector.broadcast %minus_inf : f32 to {v8}")
         self.emit(body, f"%scale_f32 = arith.constant 0x{k.scale_bits:08X} : f32")
         self.emit(body, f"%scale = vector.broadcast %scale_f32 : f32 to {v8}")
+        self.emit(body, "%lane_ids = arith.constant dense<[0, 1, 2, 3, 4, 5, 6, 7]> : vector<8xi32>")
         for b, memref in enumerate(buffers):
             self.emit(body, f"%in{b} = hal.interface.binding.subspan layout({layout(bindings)}) binding({b}) alignment(64) offset(%i0) flags(ReadOnly) : {memref}")
         self.emit(body, f"%out = hal.interface.binding.subspan layout({layout(bindings)}) binding({len(buffers)}) alignment(64) offset(%i0) : {out_type}")
         self.emit(body, "%block = hal.interface.workgroup.id[0] : index")
         self.emit(body, "%head = hal.interface.workgroup.id[1] : index")
         self.emit(body, "%batch = hal.interface.workgroup.id[2] : index")
-        self.emit(body, f"%first = arith.muli %block, {self.index(LANES)} : index")
+        self.emit(body, f"%first = arith.muli %block, {self.index(queries)} : index")
         for name, type_ in (("%qt", qt_type), ("%scores", scores_type)):  # alignment is a property
             self.emit(body, f'{name} = "memref.alloca"() <{{alignment = 64 : i64, operandSegmentSizes = array<i32: 0, 0>}}> : () -> {type_}')
         self.index(0), self.index(1)
 
-        # 1. q^T of the block's queries, scaled.
+        # 1. q^T of the block's queries, scaled: row e holds element e of each query.
         q0 = self.address(body, self.index(k.q.offset), ("%batch", k.q.batch_stride), ("%head", k.q.head_stride), ("%first", k.q.position_stride))
         self.emit(body, f"scf.for %e = %i0 to {self.index(k.depth)} step {self.index(LANES)} {{")
-        inner = body + 2
         start = self.address(inner, q0, ("%e", 1))
-        rows = []
-        for i in range(LANES):
-            at = self.address(inner, start, (self.index(i), k.q.position_stride)) if i else start
-            row = self.fresh("q")
-            self.emit(inner, f"{row} = vector.load %in{k.q.buffer}[{at}] : {buffers[k.q.buffer]}, {v8}")
-            rows.append(row)
-        for j, column in enumerate(self.transpose(inner, rows)):
-            scaled = self.fresh("qs")
-            self.emit(inner, f"{scaled} = arith.mulf {column}, %scale : {v8}")
-            at = self.address(inner, "%e", (self.index(j), 1)) if j else "%e"
-            self.emit(inner, f"vector.store {scaled}, %qt[{at}, %i0] : {qt_type}, {v8}")
+        for r in range(vectors):
+            rows = []
+            for i in range(LANES):
+                at = self.address(inner, start, (self.index(r * LANES + i), k.q.position_stride)) if r or i else start
+                row = self.fresh("q")
+                self.emit(inner, f"{row} = vector.load %in{k.q.buffer}[{at}] : {buffers[k.q.buffer]}, {v8}")
+                rows.append(row)
+            for j, column in enumerate(self.transpose(inner, rows)):
+                scaled = self.fresh("qs")
+                self.emit(inner, f"{scaled} = arith.mulf {column}, %scale : {v8}")
+                at = self.address(inner, "%e", (self.index(j), 1)) if j else "%e"
+                self.emit(inner, f"vector.store {scaled}, %qt[{at}, {self.index(r * LANES)}] : {qt_type}, {v8}")
         self.emit(body, "}")
 
-        # 2. Scores, 8 keys at a time, and their max.
+        # 2. Scores, KEYS_PER_STEP keys at a time (one accumulator per key and query vector),
+        # masked where the key follows the query, and their max per query.
+        step = 8 // vectors
         if k.causal:
-            self.emit(body, f"%keys = arith.addi %first, {self.index(LANES)} : index")
+            self.emit(body, f"%keys = arith.addi %first, {self.index(queries)} : index")
         else:
             self.emit(body, f"%keys = arith.addi %i0, {self.index(k.keys)} : index")
         k0 = self.address(body, self.index(k.k.offset), ("%batch", k.k.batch_stride), ("%head", k.k.head_stride))
-        accumulators = ", ".join(f"%acc{i} = %zeros" for i in range(LANES))
-        eight = ", ".join([v8] * LANES)
-        self.emit(body, f"%max = scf.for %j = %i0 to %keys step {self.index(LANES)} iter_args(%m = %lowest) -> ({v8}) {{")
-        inner = body + 2
+        names = [f"%acc{key}_{r}" for key in range(step) for r in range(vectors)]
+        accumulators = ", ".join(f"{n} = %zeros" for n in names)
+        vector_types = ", ".join([v8] * len(names))
+        maxima = ", ".join(f"%m{r} = %lowest" for r in range(vectors))
+        max_types = ", ".join([v8] * vectors)
+        self.emit(body, f"%max:{vectors} = scf.for %j = %i0 to %keys step {self.index(step)} iter_args({maxima}) -> ({max_types}) {{")
         row0 = self.address(inner, k0, ("%j", k.k.position_stride))
-        self.emit(inner, f"%dot:{LANES} = scf.for %e = %i0 to {self.index(k.depth)} step {self.index(LANES)} iter_args({accumulators}) -> ({eight}) {{")
-        deep = inner + 2
-        sums = [f"%acc{i}" for i in range(LANES)]
+        self.emit(inner, f"%dot:{len(names)} = scf.for %e = %i0 to {self.index(k.depth)} step {self.index(LANES)} iter_args({accumulators}) -> ({vector_types}) {{")
+        sums = dict(zip(((key, r) for key in range(step) for r in range(vectors)), names))
         row = self.address(deep, row0, ("%e", 1))
         for u in range(LANES):
             at = self.address(deep, "%e", (self.index(u), 1)) if u else "%e"
-            qv = self.fresh("qv")
-            self.emit(deep, f"{qv} = vector.load %qt[{at}, %i0] : {qt_type}, {v8}")
-            for i in range(LANES):
-                where = self.address(deep, row, (self.index(u + i * k.k.position_stride), 1)) if u or i else row
-                scalar, vector, summed = self.fresh("ks"), self.fresh("kb"), self.fresh("dot")
+            qv = []
+            for r in range(vectors):
+                qv.append(self.fresh("qv"))
+                self.emit(deep, f"{qv[r]} = vector.load %qt[{at}, {self.index(r * LANES)}] : {qt_type}, {v8}")
+            for key in range(step):
+                where = self.address(deep, row, (self.index(u + key * k.k.position_stride), 1)) if u or key else row
+                scalar, vector = self.fresh("ks"), self.fresh("kb")
                 self.emit(deep, f"{scalar} = memref.load %in{k.k.buffer}[{where}] : {buffers[k.k.buffer]}")
                 self.emit(deep, f"{vector} = vector.broadcast {scalar} : f32 to {v8}")
-                self.emit(deep, f"{summed} = vector.fma {vector}, {qv}, {sums[i]} : {v8}")
-                sums[i] = summed
-        self.emit(deep, f"scf.yield {', '.join(sums)} : {eight}")
+                for r in range(vectors):
+                    summed = self.fresh("dot")
+                    self.emit(deep, f"{summed} = vector.fma {vector}, {qv[r]}, {sums[key, r]} : {v8}")
+                    sums[key, r] = summed
+        self.emit(deep, f"scf.yield {', '.join(sums[key, r] for key in range(step) for r in range(vectors))} : {vector_types}")
         self.emit(inner, "}")
-        scores = [f"%dot#{i}" for i in range(LANES)]
-        if k.causal:  # the diagonal block: key i hides from the queries of lanes before i
-            self.emit(inner, "%diagonal = arith.cmpi eq, %j, %first : index")
-            self.emit(inner, "%on_diagonal = vector.broadcast %diagonal : i1 to vector<8xi1>")
-            for i in range(1, LANES):
-                lanes = ", ".join("true" if lane < i else "false" for lane in range(LANES))
-                hide, masked = self.fresh("hide"), self.fresh("sm")
-                self.emit(inner, f"{hide}_c = arith.constant dense<[{lanes}]> : vector<8xi1>")
-                self.emit(inner, f"{hide} = arith.andi %on_diagonal, {hide}_c : vector<8xi1>")
-                self.emit(inner, f"{masked} = arith.select {hide}, %lowest, {scores[i]} : vector<8xi1>, {v8}")
-                scores[i] = masked
-        maximum = "%m"
-        for i, score in enumerate(scores):
-            at = self.address(inner, "%j", (self.index(i), 1)) if i else "%j"
-            self.emit(inner, f"vector.store {score}, %scores[{at}, %i0] : {scores_type}, {v8}")
-            bigger = self.fresh("mx")
-            self.emit(inner, f"{bigger} = arith.maximumf {maximum}, {score} : {v8}")
-            maximum = bigger
-        self.emit(inner, f"scf.yield {maximum} : {v8}")
+        maxima = [f"%m{r}" for r in range(vectors)]
+        if k.causal:  # key j hides from the queries before it: lanes l with first + 8r + l < j
+            self.emit(inner, "%ahead = arith.subi %j, %first : index")
+            self.emit(inner, "%ahead_i32 = arith.index_cast %ahead : index to i32")
+        for key in range(step):
+            for r in range(vectors):
+                score = f"%dot#{key * vectors + r}"
+                if k.causal:
+                    shift, bound, hide, masked = self.fresh("sh"), self.fresh("bd"), self.fresh("hide"), self.fresh("sm")
+                    self.emit(inner, f"{shift} = arith.constant {key - r * LANES} : i32")
+                    self.emit(inner, f"{bound}_s = arith.addi %ahead_i32, {shift} : i32")
+                    self.emit(inner, f"{bound} = vector.broadcast {bound}_s : i32 to vector<8xi32>")
+                    self.emit(inner, f"{hide} = arith.cmpi slt, %lane_ids, {bound} : vector<8xi32>")
+                    self.emit(inner, f"{masked} = arith.select {hide}, %lowest, {score} : vector<8xi1>, {v8}")
+                    score = masked
+                at = self.address(inner, "%j", (self.index(key), 1)) if key else "%j"
+                self.emit(inner, f"vector.store {score}, %scores[{at}, {self.index(r * LANES)}] : {scores_type}, {v8}")
+                bigger = self.fresh("mx")
+                self.emit(inner, f"{bigger} = arith.maximumf {maxima[r]}, {score} : {v8}")
+                maxima[r] = bigger
+        self.emit(inner, f"scf.yield {', '.join(maxima)} : {max_types}")
         self.emit(body, "}")
 
-        # 3. exp(score - max) in place, and its sum.
-        self.emit(body, f"%sum = scf.for %j = %i0 to %keys step %i1 iter_args(%s = %zeros) -> ({v8}) {{")
-        self.emit(inner, f"%score = vector.load %scores[%j, %i0] : {scores_type}, {v8}")
-        self.emit(inner, f"%shifted = arith.subf %score, %max : {v8}")
-        self.emit(inner, f"%p = math.exp %shifted : {v8}")
-        self.emit(inner, f"vector.store %p, %scores[%j, %i0] : {scores_type}, {v8}")
-        self.emit(inner, f"%s_next = arith.addf %s, %p : {v8}")
-        self.emit(inner, f"scf.yield %s_next : {v8}")
+        # 3. exp(score - max) in place, and its sum per query.
+        sums_init = ", ".join(f"%s{r} = %zeros" for r in range(vectors))
+        self.emit(body, f"%sum:{vectors} = scf.for %j = %i0 to %keys step %i1 iter_args({sums_init}) -> ({max_types}) {{")
+        nexts = []
+        for r in range(vectors):
+            column = self.index(r * LANES)
+            self.emit(inner, f"%score{r} = vector.load %scores[%j, {column}] : {scores_type}, {v8}")
+            self.emit(inner, f"%shifted{r} = arith.subf %score{r}, %max#{r} : {v8}")
+            self.emit(inner, f"%p{r} = math.exp %shifted{r} : {v8}")
+            self.emit(inner, f"vector.store %p{r}, %scores[%j, {column}] : {scores_type}, {v8}")
+            self.emit(inner, f"%s_next{r} = arith.addf %s{r}, %p{r} : {v8}")
+            nexts.append(f"%s_next{r}")
+        self.emit(inner, f"scf.yield {', '.join(nexts)} : {max_types}")
         self.emit(body, "}")
         if k.safe:  # the max of a query whose every score is -inf (a NaN makes the max NaN)
-            self.emit(body, f"%all_masked = arith.cmpf oeq, %max, %lowest : {v8}")
+            for r in range(vectors):
+                self.emit(body, f"%all_masked{r} = arith.cmpf oeq, %max#{r}, %lowest : {v8}")
 
-        # 4. out^T = v^T p, 8 columns at a time, divided by the sum and stored as rows.
+        # 4. out = p v / sum, GROUP queries x COLUMNS columns of the result at a time, each
+        # stored where its row goes; a causal group stops at its last query's key.
+        columns = 2 if k.value_depth % (2 * LANES) == 0 else 1
         v0 = self.address(body, self.index(k.v.offset), ("%batch", k.v.batch_stride), ("%head", k.v.head_stride))
         o0 = self.address(body, self.index(k.out.offset), ("%batch", k.out.batch_stride), ("%head", k.out.head_stride), ("%first", k.out.position_stride))
-        self.emit(body, f"scf.for %c = %i0 to {self.index(k.value_depth)} step {self.index(LANES)} {{")
+        self.emit(body, f"scf.for %c = %i0 to {self.index(k.value_depth)} step {self.index(columns * LANES)} {{")
         column0 = self.address(inner, v0, ("%c", 1))
-        accumulators = ", ".join(f"%out{i} = %zeros" for i in range(LANES))
-        self.emit(inner, f"%pv:{LANES} = scf.for %j = %i0 to %keys step %i1 iter_args({accumulators}) -> ({eight}) {{")
-        self.emit(deep, f"%pj = vector.load %scores[%j, %i0] : {scores_type}, {v8}")
-        row = self.address(deep, column0, ("%j", k.v.position_stride))
-        sums = []
-        for i in range(LANES):
-            where = self.address(deep, row, (self.index(i), 1)) if i else row
-            scalar, vector, summed = self.fresh("vs"), self.fresh("vb"), self.fresh("o")
-            self.emit(deep, f"{scalar} = memref.load %in{k.v.buffer}[{where}] : {buffers[k.v.buffer]}")
-            self.emit(deep, f"{vector} = vector.broadcast {scalar} : f32 to {v8}")
-            self.emit(deep, f"{summed} = vector.fma {vector}, %pj, %out{i} : {v8}")
-            sums.append(summed)
-        self.emit(deep, f"scf.yield {', '.join(sums)} : {eight}")
-        self.emit(inner, "}")
-        columns = []
-        for i in range(LANES):
-            quotient = self.fresh("y")
-            self.emit(inner, f"{quotient} = arith.divf %pv#{i}, %sum : {v8}")
-            if k.safe:
-                safe = self.fresh("y")
-                self.emit(inner, f"{safe} = arith.select %all_masked, %zeros, {quotient} : vector<8xi1>, {v8}")
-                quotient = safe
-            columns.append(quotient)
-        start = self.address(inner, o0, ("%c", 1))
-        for i, row in enumerate(self.transpose(inner, columns)):
-            at = self.address(inner, start, (self.index(i), k.out.position_stride)) if i else start
-            self.emit(inner, f"vector.store {row}, %out[{at}] : {out_type}, {v8}")
+        out_column = self.address(inner, o0, ("%c", 1))
+        for group in range(queries // GROUP):
+            names = [f"%o{group}_{q}_{r}" for q in range(GROUP) for r in range(columns)]
+            accumulators = ", ".join(f"{n} = %zeros" for n in names)
+            types = ", ".join([v8] * len(names))
+            bound = self.address(inner, "%first", (self.index(group * GROUP + GROUP), 1)) if k.causal else "%keys"
+            self.emit(inner, f"%pv{group}:{len(names)} = scf.for %j = %i0 to {bound} step %i1 iter_args({accumulators}) -> ({types}) {{")
+            row = self.address(deep, column0, ("%j", k.v.position_stride))
+            values = []
+            for r in range(columns):
+                at = self.address(deep, row, (self.index(r * LANES), 1)) if r else row
+                values.append(self.fresh("v"))
+                self.emit(deep, f"{values[r]} = vector.load %in{k.v.buffer}[{at}] : {buffers[k.v.buffer]}, {v8}")
+            sums = []
+            for q in range(GROUP):
+                scalar, vector = self.fresh("ps"), self.fresh("pb")
+                self.emit(deep, f"{scalar} = memref.load %scores[%j, {self.index(group * GROUP + q)}] : {scores_type}")
+                self.emit(deep, f"{vector} = vector.broadcast {scalar} : f32 to {v8}")
+                for r in range(columns):
+                    summed = self.fresh("o")
+                    self.emit(deep, f"{summed} = vector.fma {vector}, {values[r]}, %o{group}_{q}_{r} : {v8}")
+                    sums.append(summed)
+            self.emit(deep, f"scf.yield {', '.join(sums)} : {types}")
+            self.emit(inner, "}")
+            for q in range(GROUP):
+                query = group * GROUP + q
+                total, lane = f"%sum#{query // LANES}", query % LANES
+                denominator = self.fresh("den")
+                self.emit(inner, f"{denominator}_s = vector.extract {total}[{lane}] : f32 from {v8}")
+                self.emit(inner, f"{denominator} = vector.broadcast {denominator}_s : f32 to {v8}")
+                if k.safe:
+                    self.emit(inner, f"{denominator}_m = vector.extract %all_masked{query // LANES}[{lane}] : i1 from vector<8xi1>")
+                row_at = self.address(inner, out_column, (self.index(query), k.out.position_stride)) if query else out_column
+                for r in range(columns):
+                    quotient = self.fresh("y")
+                    self.emit(inner, f"{quotient} = arith.divf %pv{group}#{q * columns + r}, {denominator} : {v8}")
+                    if k.safe:
+                        safe = self.fresh("y")
+                        self.emit(inner, f"{safe} = arith.select {denominator}_m, %zeros, {quotient} : {v8}")
+                        quotient = safe
+                    at = self.address(inner, row_at, (self.index(r * LANES), 1)) if r else row_at
+                    self.emit(inner, f"vector.store {quotient}, %out[{at}] : {out_type}, {v8}")
         self.emit(body, "}")
         self.emit(body, "return")
 
         constants = [" " * body + f"{name} = arith.constant {value} : index" for value, name in sorted(self.constants.items())]
         text = "\n".join(constants + self.lines)
-        counts = (k.queries // LANES, k.heads, k.batch)
+        counts = (k.queries // queries, k.heads, k.batch)
         return executable_text(self.kernel.symbol, target, bindings, counts, text)

@@ -15,7 +15,7 @@ PASSES = ({'anchor': 'builtin.module',
                  '    This pass finds that chain over static f32 tensors and replaces it with\n'
                  '    a call of `strata.attention_kernel`\n'
                  '    (`@strata_kernel_attention_h<heads>_q<queries>_k<keys>_...`), one\n'
-                 "    dispatch of strata's own: a workgroup takes 8 queries of one head,\n"
+                 "    dispatch of strata's own: a workgroup takes 16 queries of one head,\n"
                  '    reads q, k and v through strides where they are (the tensors the\n'
                  '    reshapes, transposes and slices start from, passed whole and flat), and\n'
                  '    writes its rows of the result where the merged heads go (the tensor at\n'
@@ -24,10 +24,12 @@ PASSES = ({'anchor': 'builtin.module',
                  '    scale of q. A constant mask of 0 on and below the diagonal and -inf\n'
                  "    above it is a causal mask: keys after the block's last query are not\n"
                  '    computed at all. Other masks, dynamic shapes, queries or keys not whole\n'
-                 '    8s, head sizes not whole 8s and more than 512 keys (the scores of 8\n'
-                 '    queries stay on the stack) are left to IREE. The mask must be a constant\n'
-                 '    when the pass runs (strata-fold-constant-generic folds the `arange`s\n'
-                 '    Torch-MLIR computes it from).\n'
+                 "    8s, head sizes not whole 8s and more keys than a workgroup's scores hold\n"
+                 '    in 32 KiB of stack (448 keys with heads of 64) are left to IREE. The\n'
+                 '    mask must be a constant when the pass runs: strata-fold-constant-generic\n'
+                 '    folds the `arange`s Torch-MLIR computes a causal mask from, up to its\n'
+                 '    growth limit (1 MiB by default: 362 tokens, whose i64 differences it\n'
+                 '    computes first); a mask registered as a buffer is one already.\n'
                  '\n'
                  "    llvm-cpu's tuned default `attention-kernel` runs it on models with\n"
                  '    matmuls, before the other defaults (targets/llvm-cpu.toml has the\n'

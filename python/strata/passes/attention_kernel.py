@@ -12,7 +12,7 @@ import numpy as np
 from torch_mlir import ir
 
 from strata import resource_blobs
-from strata.attention_kernel import LANES, MAX_KEYS, Attention, Operand, f32_bits
+from strata.attention_kernel import LANES, Attention, Operand, f32_bits
 from strata.ir_splice import erase_unused, insert_lowered
 from strata.kernel_calls import declare_kernels
 from strata.linalg_match import fill_constant, ops_named
@@ -20,7 +20,6 @@ from strata.softmax_match import safe_select, softmax_chain
 from strata.strided_views import StridedView, source_view, target_view
 
 _RESHAPES = ("tensor.expand_shape", "tensor.collapse_shape")
-_MAX_DEPTH = 256  # q^T of 8 queries on the stack: 8 KiB
 
 
 def _shape(value: ir.Value) -> list[int]:
@@ -270,7 +269,7 @@ def _rewrite(pv: ir.Operation) -> bool:
         return False
     if (q_view.strides[3] != 1 or kt_view.strides[2] != 1 or v_view.strides[3] != 1 or out_view.strides[3] != 1
             or queries % LANES or keys % LANES or depth % LANES or value_depth % LANES
-            or keys > MAX_KEYS or depth > _MAX_DEPTH or (causal and queries != keys)):
+            or not Attention.fits(queries, keys, depth) or (causal and queries != keys)):
         return False
     scale = np.float32(factor * _factor(q_chain) * _factor(k_chain))
     roots: list[ir.Value] = []
