@@ -17,7 +17,7 @@ def AttentionKernel : Pass<"strata-attention-kernel", "ModuleOp"> {
 
     This pass finds that chain over static f32 tensors and replaces it with
     a call of `strata.attention_kernel`
-    (`@strata_kernel_attention_h<heads>_q<queries>_k<keys>_...`), one
+    (`@strata_kernel_attention_b<batch>_h<heads>_q<queries>_k<keys>_...`), one
     dispatch of strata's own: a workgroup takes 16 queries of one head,
     reads q, k and v through strides where they are (the tensors the
     reshapes, transposes and slices start from, passed whole and flat), and

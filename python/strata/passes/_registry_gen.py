@@ -14,7 +14,7 @@ PASSES = ({'anchor': 'builtin.module',
                  '\n'
                  '    This pass finds that chain over static f32 tensors and replaces it with\n'
                  '    a call of `strata.attention_kernel`\n'
-                 '    (`@strata_kernel_attention_h<heads>_q<queries>_k<keys>_...`), one\n'
+                 '    (`@strata_kernel_attention_b<batch>_h<heads>_q<queries>_k<keys>_...`), one\n'
                  "    dispatch of strata's own: a workgroup takes 16 queries of one head,\n"
                  '    reads q, k and v through strides where they are (the tensors the\n'
                  '    reshapes, transposes and slices start from, passed whole and flat), and\n'

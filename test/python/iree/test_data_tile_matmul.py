@@ -30,6 +30,7 @@ FOLD_PASS = "func.func(strata-fold-unpack-pack{math-only=true})"
 SAFE_SOFTMAX_PASS = "func.func(strata-fold-safe-softmax{row-multiple=8})"
 CONSTANT_PASSES = ["func.func(strata-fold-constant-generic)", "func.func(strata-fold-constant-pack)"]
 SOFTMAX_KERNEL_PASS = "strata-softmax-kernel"
+ATTENTION_KERNEL_PASSES = "func.func(strata-fold-constant-generic), strata-attention-kernel"
 CONV_PASSES = ["strata-data-tile-conv{tile-m=4 tile-n=16 direct-min-width=16 pixel-tiles=true winograd-min-channels=16}", "strata-fuse-conv-epilogue"]
 AVX2 = frozenset({"avx", "avx2", "fma", "sse4_2"})
 
@@ -61,8 +62,8 @@ def _products():
 def test_only_avx2_hosts_without_avx512_get_strata_tiles(monkeypatch):
     matrix, vectors = frozenset({"matrix", "gemm"}), frozenset({"matvec"})
     monkeypatch.setattr(strata.targets, "host_cpu_flags", lambda: AVX2)
-    assert tuned_passes(CompileOptions(), matrix) == [SAFE_SOFTMAX_PASS, KERNEL_PASS, TILE_PASS, FOLD_PASS, *CONSTANT_PASSES, SOFTMAX_KERNEL_PASS]
-    assert tuned_passes(CompileOptions(chip="native"), matrix) == [SAFE_SOFTMAX_PASS, KERNEL_PASS, TILE_PASS, FOLD_PASS, *CONSTANT_PASSES, SOFTMAX_KERNEL_PASS]
+    assert tuned_passes(CompileOptions(), matrix) == [ATTENTION_KERNEL_PASSES, SAFE_SOFTMAX_PASS, KERNEL_PASS, TILE_PASS, FOLD_PASS, *CONSTANT_PASSES, SOFTMAX_KERNEL_PASS]
+    assert tuned_passes(CompileOptions(chip="native"), matrix) == [ATTENTION_KERNEL_PASSES, SAFE_SOFTMAX_PASS, KERNEL_PASS, TILE_PASS, FOLD_PASS, *CONSTANT_PASSES, SOFTMAX_KERNEL_PASS]
     assert tuned_passes(CompileOptions(), vectors) == [VECTOR_PASS, *CONSTANT_PASSES]
     # A CNN: its convolutions are tiled by strata-data-tile-conv (test_data_tile_conv.py), what
     # follows them folded into strata's kernels by strata-fuse-conv-epilogue.

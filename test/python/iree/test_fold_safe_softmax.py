@@ -1,5 +1,6 @@
 """strata-fold-safe-softmax under the llvm-cpu defaults: attention whose safe softmax now reads
-its all(-inf) row check from the row maximum (and then runs on strata's softmax kernel), against
+its all(-inf) row check from the row maximum (and then runs on strata's softmax kernel; causal
+attention runs on strata's attention kernel instead), against
 eager, with rows whose every key is masked (eager gives them zeros) and rows that hold -inf among
 finite scores; and attention whose 13 query rows do not fill 8-row tiles, left alone (IREE
 3.13's data tiling miscompiles the fold there)."""
@@ -37,9 +38,11 @@ def test_safe_softmax_matches_eager(avx2_host):
     model, args = MaskedAttention().eval(), _inputs()
     linalg, results = linalg_and_run(model, args)
     # Both softmaxes are safe ones; neither keeps a reduction of its own for the check (an i1
-    # reduction; the causal mask's logical and is elementwise): the folded form, which the
-    # softmax-kernel default then hands to the kernel's safe variant, in the P @ V tiles.
-    assert linalg.count("call @strata_kernel_softmax_r32_c16_safe_t8(") == 2
+    # reduction; the causal mask's logical and is elementwise). The causal attention is strata's
+    # attention kernel's (its safe variant); the masked one's softmax, folded, the softmax-kernel
+    # default hands to the kernel's safe variant, in the P @ V tiles.
+    assert linalg.count("call @strata_kernel_attention_b1_h2_q16_k16_e8_v8_s3eb504f2_causal_safe_") == 1
+    assert linalg.count("call @strata_kernel_softmax_r32_c16_safe_t8(") == 1
     assert not re.search(_I1_REDUCTION, linalg)
     with torch.no_grad():
         masked = model(*args)[1]
