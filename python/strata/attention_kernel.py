@@ -160,6 +160,18 @@ class _Writer:
             result = total
         return result
 
+    def broadcast_fmas(self, indent: int, load: str, vectors: list[str], sums: list[str]) -> list[str]:
+        """`sums[i] + broadcast(scalar) * vectors[i]` for each i, the scalar `load`ed (an op's
+        text); returns the new sums' names."""
+        scalar, broadcast = self.fresh("scalar"), self.fresh("splat")
+        self.emit(indent, f"{scalar} = {load}")
+        self.emit(indent, f"{broadcast} = vector.broadcast {scalar} : f32 to vector<8xf32>")
+        summed = []
+        for vector, total in zip(vectors, sums):
+            summed.append(self.fresh("fma"))
+            self.emit(indent, f"{summed[-1]} = vector.fma {broadcast}, {vector}, {total} : vector<8xf32>")
+        return summed
+
     def transpose(self, indent: int, rows: list[str]) -> list[str]:
         """Eight vectors transposed: the returned vector `j` holds element `j` of each row."""
         v8, m8 = "vector<8xf32>", "vector<8x8xf32>"
@@ -247,13 +259,10 @@ class _Writer:
                 self.emit(deep, f"{qv[r]} = vector.load %qt[{at}, {self.index(r * LANES)}] : {qt_type}, {v8}")
             for key in range(step):
                 where = self.address(deep, row, (self.index(u + key * k.k.position_stride), 1)) if u or key else row
-                scalar, vector = self.fresh("ks"), self.fresh("kb")
-                self.emit(deep, f"{scalar} = memref.load %in{k.k.buffer}[{where}] : {buffers[k.k.buffer]}")
-                self.emit(deep, f"{vector} = vector.broadcast {scalar} : f32 to {v8}")
+                load = f"memref.load %in{k.k.buffer}[{where}] : {buffers[k.k.buffer]}"
+                summed = self.broadcast_fmas(deep, load, qv, [sums[key, r] for r in range(vectors)])
                 for r in range(vectors):
-                    summed = self.fresh("dot")
-                    self.emit(deep, f"{summed} = vector.fma {vector}, {qv[r]}, {sums[key, r]} : {v8}")
-                    sums[key, r] = summed
+                    sums[key, r] = summed[r]
         self.emit(deep, f"scf.yield {', '.join(sums[key, r] for key in range(step) for r in range(vectors))} : {vector_types}")
         self.emit(inner, "}")
         maxima = [f"%m{r}" for r in range(vectors)]
@@ -319,13 +328,8 @@ class _Writer:
                 self.emit(deep, f"{values[r]} = vector.load %in{k.v.buffer}[{at}] : {buffers[k.v.buffer]}, {v8}")
             sums = []
             for q in range(GROUP):
-                scalar, vector = self.fresh("ps"), self.fresh("pb")
-                self.emit(deep, f"{scalar} = memref.load %scores[%j, {self.index(group * GROUP + q)}] : {scores_type}")
-                self.emit(deep, f"{vector} = vector.broadcast {scalar} : f32 to {v8}")
-                for r in range(columns):
-                    summed = self.fresh("o")
-                    self.emit(deep, f"{summed} = vector.fma {vector}, {values[r]}, %o{group}_{q}_{r} : {v8}")
-                    sums.append(summed)
+                load = f"memref.load %scores[%j, {self.index(group * GROUP + q)}] : {scores_type}"
+                sums += self.broadcast_fmas(deep, load, values, [f"%o{group}_{q}_{r}" for r in range(columns)])
             self.emit(deep, f"scf.yield {', '.join(sums)} : {types}")
             self.emit(inner, "}")
             for q in range(GROUP):

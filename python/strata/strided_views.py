@@ -66,17 +66,28 @@ def _split(stride: int, sizes) -> list[int]:
     return strides
 
 
+def _splitting(view: StridedView, groups: list[list[int]], shape: tuple[int, ...]) -> StridedView:
+    """`view` with each of its dimensions split into the dimensions of `shape` its group names."""
+    strides = []
+    for group, stride in zip(groups, view.strides):
+        strides += _split(stride, [shape[d] for d in group])
+    return StridedView(view.root, shape, tuple(strides), view.offset)
+
+
+def _merging(view: StridedView, groups: list[list[int]], shape: tuple[int, ...]) -> StridedView | None:
+    """`view` with each group of its dimensions merged into one of `shape`, or None where a
+    group's elements are not evenly spaced."""
+    strides = [_merged([view.shape[d] for d in group], [view.strides[d] for d in group]) for group in groups]
+    return None if None in strides else StridedView(view.root, shape, tuple(strides), view.offset)
+
+
 def _forward(op: ir.Operation, view: StridedView) -> StridedView | None:
     """The view `op`'s result is of what `view` (its operand's) is a view of, or None."""
     shape = tuple(ir.RankedTensorType(op.results[0].type).shape)
     if op.name == "tensor.expand_shape":
-        strides = []
-        for group, stride in zip(_groups(op), view.strides):
-            strides += _split(stride, [shape[d] for d in group])
-        return StridedView(view.root, shape, tuple(strides), view.offset)
+        return _splitting(view, _groups(op), shape)
     if op.name == "tensor.collapse_shape":
-        strides = [_merged([view.shape[d] for d in group], [view.strides[d] for d in group]) for group in _groups(op)]
-        return None if None in strides else StridedView(view.root, shape, tuple(strides), view.offset)
+        return _merging(view, _groups(op), shape)
     if op.name == "linalg.transpose":
         permutation = list(ir.DenseI64ArrayAttr(op.attributes["permutation"]))
         return StridedView(view.root, shape, tuple(view.strides[p] for p in permutation), view.offset)
@@ -118,13 +129,9 @@ def _backward(op: ir.Operation, view: StridedView) -> StridedView | None:
     where they are not a strided view."""
     shape = tuple(ir.RankedTensorType(op.operands[0].type).shape)
     if op.name == "tensor.collapse_shape":
-        strides = []
-        for group, stride in zip(_groups(op), view.strides):
-            strides += _split(stride, [shape[d] for d in group])
-        return StridedView(view.root, shape, tuple(strides), view.offset)
+        return _splitting(view, _groups(op), shape)
     if op.name == "tensor.expand_shape":
-        strides = [_merged([view.shape[d] for d in group], [view.strides[d] for d in group]) for group in _groups(op)]
-        return None if None in strides else StridedView(view.root, shape, tuple(strides), view.offset)
+        return _merging(view, _groups(op), shape)
     permutation = list(ir.DenseI64ArrayAttr(op.attributes["permutation"]))
     strides = [0] * len(shape)
     for i, p in enumerate(permutation):
