@@ -95,7 +95,7 @@ def _scaling(op: ir.Operation) -> float | None:
     if found is None:
         return None
     maps, arguments, body = found
-    if maps[0] != maps[1] or not maps[0].is_permutation or maps[0] != ir.AffineMap.get_identity(maps[0].n_dims):
+    if any(m != ir.AffineMap.get_identity(maps[0].n_dims) for m in maps):
         return None
     *computation, yielded = body
     if not computation or list(yielded.operands) != [computation[-1].results[0]]:
@@ -113,8 +113,9 @@ def _scaling(op: ir.Operation) -> float | None:
 
 
 def _causal_mask(op: ir.Operation) -> bool:
-    """Whether `op` adds to `scores` a constant [queries][keys] mask of 0 where the key is at or
-    before the query and -inf after it, broadcast over the leading dimensions."""
+    """Whether `op` adds to its first input (the scores) a constant [queries][keys] mask of 0
+    where the key is at or before the query and -inf after it, broadcast over the leading
+    dimensions."""
     found = _elementwise(op, 2)
     if found is None:
         return False
@@ -125,7 +126,7 @@ def _causal_mask(op: ir.Operation) -> bool:
         return False
     rank = maps[0].n_dims
     identity = ir.AffineMap.get_identity(rank)
-    trailing = [r for r in maps[1].results]
+    trailing = list(maps[1].results)
     if maps[0] != identity or maps[2] != identity or len(trailing) != 2:
         return False
     if not all(isinstance(e, ir.AffineDimExpr) and e.position == rank - 2 + i for i, e in enumerate(trailing)):
