@@ -63,9 +63,23 @@ def _descendants(pid: int) -> list[int]:
     return found
 
 
+def _cmdline(pid: str) -> bytes | None:
+    try:
+        with open(f"/proc/{pid}/cmdline", "rb") as f:
+            return f.read()
+    except OSError:
+        return None
+
+
 def _children_rss_kib(exclude: set[int]) -> int:
+    """The summed RSS of this process's descendants not in `exclude`. A child between fork and
+    exec still runs this process's command line and maps this process's pages: its RSS is ours
+    (hundreds of MiB with torch loaded), so it is not counted until it execs."""
+    own = _cmdline("self")
     return sum(
-        _status_kib("VmRSS", str(pid)) or 0 for pid in _descendants(os.getpid()) if pid not in exclude
+        _status_kib("VmRSS", str(pid)) or 0
+        for pid in _descendants(os.getpid())
+        if pid not in exclude and _cmdline(str(pid)) != own
     )
 
 
