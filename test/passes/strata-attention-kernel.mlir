@@ -405,3 +405,88 @@ func.func @mask_not_causal(%qkv: tensor<8x48xf32>) -> tensor<8x16xf32> {
   %out = tensor.collapse_shape %merged [[0, 1], [2, 3]] : tensor<1x8x2x8xf32> into tensor<8x16xf32>
   return %out : tensor<8x16xf32>
 }
+
+// -----
+
+#x = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+#row = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2)>
+#row1 = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, 0)>
+#mask = affine_map<(d0, d1, d2, d3) -> (d2, d3)>
+
+// 512 keys (with heads of 8): 16 queries' scores and q^T need 32.5 KiB of stack, past IREE's 32: left to IREE.
+// CHECK-LABEL: func.func @too_many_keys
+// CHECK-NOT:     call @strata_kernel_attention
+// CHECK-COUNT-2: linalg.batch_matmul
+// CHECK-NOT:     call @strata_kernel_attention
+func.func @too_many_keys(%qkv: tensor<512x48xf32>) -> tensor<512x16xf32> {
+  %x = tensor.expand_shape %qkv [[0, 1], [2]] output_shape [1, 512, 48] : tensor<512x48xf32> into tensor<1x512x48xf32>
+  %qs = tensor.extract_slice %x[0, 0, 0] [1, 512, 16] [1, 1, 1] : tensor<1x512x48xf32> to tensor<1x512x16xf32>
+  %qh = tensor.expand_shape %qs [[0], [1], [2, 3]] output_shape [1, 512, 2, 8] : tensor<1x512x16xf32> into tensor<1x512x2x8xf32>
+  %qe = tensor.empty() : tensor<1x2x512x8xf32>
+  %qt = linalg.transpose ins(%qh : tensor<1x512x2x8xf32>) outs(%qe : tensor<1x2x512x8xf32>) permutation = [0, 2, 1, 3]
+  %q3 = tensor.collapse_shape %qt [[0, 1], [2], [3]] : tensor<1x2x512x8xf32> into tensor<2x512x8xf32>
+  %ks = tensor.extract_slice %x[0, 0, 16] [1, 512, 16] [1, 1, 1] : tensor<1x512x48xf32> to tensor<1x512x16xf32>
+  %kh = tensor.expand_shape %ks [[0], [1], [2, 3]] output_shape [1, 512, 2, 8] : tensor<1x512x16xf32> into tensor<1x512x2x8xf32>
+  %ke = tensor.empty() : tensor<1x2x8x512xf32>
+  %kt = linalg.transpose ins(%kh : tensor<1x512x2x8xf32>) outs(%ke : tensor<1x2x8x512xf32>) permutation = [0, 2, 3, 1]
+  %k3 = tensor.collapse_shape %kt [[0, 1], [2], [3]] : tensor<1x2x8x512xf32> into tensor<2x8x512xf32>
+  %vs = tensor.extract_slice %x[0, 0, 32] [1, 512, 16] [1, 1, 1] : tensor<1x512x48xf32> to tensor<1x512x16xf32>
+  %vh = tensor.expand_shape %vs [[0], [1], [2, 3]] output_shape [1, 512, 2, 8] : tensor<1x512x16xf32> into tensor<1x512x2x8xf32>
+  %ve = tensor.empty() : tensor<1x2x512x8xf32>
+  %vt = linalg.transpose ins(%vh : tensor<1x512x2x8xf32>) outs(%ve : tensor<1x2x512x8xf32>) permutation = [0, 2, 1, 3]
+  %v3 = tensor.collapse_shape %vt [[0, 1], [2], [3]] : tensor<1x2x512x8xf32> into tensor<2x512x8xf32>
+  %zero = arith.constant 0.0 : f32
+  %es = tensor.empty() : tensor<2x512x512xf32>
+  %fs = linalg.fill ins(%zero : f32) outs(%es : tensor<2x512x512xf32>) -> tensor<2x512x512xf32>
+  %qk = linalg.batch_matmul ins(%q3, %k3 : tensor<2x512x8xf32>, tensor<2x8x512xf32>) outs(%fs : tensor<2x512x512xf32>) -> tensor<2x512x512xf32>
+  %qk4 = tensor.expand_shape %qk [[0, 1], [2], [3]] output_shape [1, 2, 512, 512] : tensor<2x512x512xf32> into tensor<1x2x512x512xf32>
+  %lo = arith.constant 0xFF800000 : f32
+  %z = arith.constant 0.0 : f32
+  %c0 = arith.constant 0 : i64
+  %er = tensor.empty() : tensor<1x2x512xf32>
+  %init = linalg.fill ins(%lo : f32) outs(%er : tensor<1x2x512xf32>) -> tensor<1x2x512xf32>
+  %ei = tensor.empty() : tensor<1x2x512xi64>
+  %initi = linalg.fill ins(%c0 : i64) outs(%ei : tensor<1x2x512xi64>) -> tensor<1x2x512xi64>
+  %max:2 = linalg.generic {indexing_maps = [#x, #row, #row], iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%qk4 : tensor<1x2x512x512xf32>) outs(%init, %initi : tensor<1x2x512xf32>, tensor<1x2x512xi64>) {
+  ^bb0(%in: f32, %out: f32, %idx: i64):
+    %i = linalg.index 3 : index
+    %ii = arith.index_cast %i : index to i64
+    %m = arith.maximumf %in, %out : f32
+    %gt = arith.cmpf ogt, %in, %out : f32
+    %s = arith.select %gt, %ii, %idx : i64
+    linalg.yield %m, %s : f32, i64
+  } -> (tensor<1x2x512xf32>, tensor<1x2x512xi64>)
+  %max1 = tensor.expand_shape %max#0 [[0], [1], [2, 3]] output_shape [1, 2, 512, 1] : tensor<1x2x512xf32> into tensor<1x2x512x1xf32>
+  %e = tensor.empty() : tensor<1x2x512x512xf32>
+  %d = linalg.generic {indexing_maps = [#x, #row1, #x], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%qk4, %max1 : tensor<1x2x512x512xf32>, tensor<1x2x512x1xf32>) outs(%e : tensor<1x2x512x512xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %r = arith.subf %a, %b : f32
+    linalg.yield %r : f32
+  } -> tensor<1x2x512x512xf32>
+  %ex = linalg.generic {indexing_maps = [#x, #x], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%d : tensor<1x2x512x512xf32>) outs(%e : tensor<1x2x512x512xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %r = math.exp %a : f32
+    linalg.yield %r : f32
+  } -> tensor<1x2x512x512xf32>
+  %e1 = tensor.empty() : tensor<1x2x512x1xf32>
+  %zeros = linalg.fill ins(%z : f32) outs(%e1 : tensor<1x2x512x1xf32>) -> tensor<1x2x512x1xf32>
+  %sum = linalg.generic {indexing_maps = [#x, #row1], iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%ex : tensor<1x2x512x512xf32>) outs(%zeros : tensor<1x2x512x1xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %r = arith.addf %a, %o : f32
+    linalg.yield %r : f32
+  } -> tensor<1x2x512x1xf32>
+  %p = linalg.generic {indexing_maps = [#x, #row1, #x], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%ex, %sum : tensor<1x2x512x512xf32>, tensor<1x2x512x1xf32>) outs(%e : tensor<1x2x512x512xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %r = arith.divf %a, %b : f32
+    linalg.yield %r : f32
+  } -> tensor<1x2x512x512xf32>
+  %p3 = tensor.collapse_shape %p [[0, 1], [2], [3]] : tensor<1x2x512x512xf32> into tensor<2x512x512xf32>
+  %eo = tensor.empty() : tensor<2x512x8xf32>
+  %fo = linalg.fill ins(%zero : f32) outs(%eo : tensor<2x512x8xf32>) -> tensor<2x512x8xf32>
+  %pv = linalg.batch_matmul ins(%p3, %v3 : tensor<2x512x512xf32>, tensor<2x512x8xf32>) outs(%fo : tensor<2x512x8xf32>) -> tensor<2x512x8xf32>
+  %pv4 = tensor.expand_shape %pv [[0, 1], [2], [3]] output_shape [1, 2, 512, 8] : tensor<2x512x8xf32> into tensor<1x2x512x8xf32>
+  %et = tensor.empty() : tensor<1x512x2x8xf32>
+  %merged = linalg.transpose ins(%pv4 : tensor<1x2x512x8xf32>) outs(%et : tensor<1x512x2x8xf32>) permutation = [0, 2, 1, 3]
+  %out = tensor.collapse_shape %merged [[0, 1], [2, 3]] : tensor<1x512x2x8xf32> into tensor<512x16xf32>
+  return %out : tensor<512x16xf32>
+}
