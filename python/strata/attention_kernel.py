@@ -60,14 +60,19 @@ class Operand:
         return f"{self.buffer}o{self.offset}b{self.batch_stride}h{self.head_stride}p{self.position_stride}"
 
 
+def _query_vectors(queries: int) -> int:
+    """Vectors of 8 queries a workgroup takes: two where the queries come in 16s."""
+    return 2 if queries % (2 * LANES) == 0 else 1
+
+
 def f32_bits(value: float) -> int:
     return struct.unpack("<I", struct.pack("<f", value))[0]
 
 
 @dataclass(frozen=True)
 class Attention:
-    """Attention of `batch` x `heads` heads, `queries` x `keys` scores of q and k
-    rows of `depth`, v rows of `value_depth`; the scores scaled by the f32 of bits `scale_bits`,
+    """Attention of `batch` x `heads` heads: `queries` x `keys` scores of q and k rows of
+    `depth`, v rows of `value_depth`; the scores scaled by the f32 of bits `scale_bits`,
     with `causal` a key after its query masked out, with `safe` a query whose every score is -inf
     given zeros (scaled_dot_product_attention's). q, k and v read from flat `inputs` (their
     sizes) as `q`, `k`, `v` say; the result, flat, written as `out` says (its buffer 0)."""
@@ -107,14 +112,12 @@ class Attention:
 
     @property
     def query_vectors(self) -> int:
-        """Vectors of 8 queries a workgroup takes: two where the queries come in 16s."""
-        return 2 if self.queries % (2 * LANES) == 0 else 1
+        return _query_vectors(self.queries)
 
     @staticmethod
     def fits(queries: int, keys: int, depth: int) -> bool:
         """Whether a workgroup's q^T and scores fit in `STACK_BYTES`."""
-        per_query = (keys + depth) * 4
-        return per_query * (2 * LANES if queries % (2 * LANES) == 0 else LANES) <= STACK_BYTES
+        return (keys + depth) * 4 * _query_vectors(queries) * LANES <= STACK_BYTES
 
     def types(self) -> tuple[str, ...]:
         return (*(f"tensor<{n}xf32>" for n in self.inputs), f"tensor<{self.batch * self.heads * self.queries * self.value_depth}xf32>")

@@ -268,7 +268,7 @@ def _rewrite(pv: ir.Operation) -> bool:
     value_depth = v_view.shape[3]
     if any(view.shape[:2] != (batch, heads) for view in (kt_view, v_view, out_view)):
         return False
-    if (q_view.strides[3] != 1 or kt_view.strides[2] != 1 or v_view.strides[3] != 1 or out_view.strides[3] != 1
+    if (q_view.strides[3] != 1 or kt_view.strides[2] != 1 or v_view.strides[3] != 1 or out_view.strides[3] != 1 or out_view.offset
             or queries % LANES or keys % LANES or depth % LANES or value_depth % LANES
             or not Attention.fits(queries, keys, depth) or (causal and queries != keys)):
         return False
@@ -277,7 +277,7 @@ def _rewrite(pv: ir.Operation) -> bool:
     q = _operand(q_view, roots, 2)
     k = _operand(kt_view, roots, 3)
     v = _operand(v_view, roots, 2)
-    out = Operand(0, out_view.offset, out_view.strides[0], out_view.strides[1], out_view.strides[2])
+    out = Operand(0, 0, out_view.strides[0], out_view.strides[1], out_view.strides[2])
     sizes = tuple(int(np.prod(_shape(r))) for r in roots)
     kernel = Attention(batch, heads, queries, keys, depth, value_depth, f32_bits(float(scale)), causal, safe, q, k, v, out, sizes)
     result = out_view.root
