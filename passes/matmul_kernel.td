@@ -27,8 +27,12 @@ def MatmulKernel : Pass<"strata-matmul-kernel", "ModuleOp"> {
     own, reading and writing the whole result once more.
 
     Rewritten: a `linalg.matmul` in its default form with static f32
-    operands, C a fill of zeros, N a multiple of 16, K a multiple of 4, and
-    at least `min-rows` rows of A. Others are left, to IREE or to
+    operands, C a fill of zeros, N a multiple of 16, K a multiple of 4 (of 8
+    for one row of A, whose product the kernel computes over the two halves
+    of K at once: two streams of B from memory), and at least `min-rows`
+    rows of A. llvm-cpu's tuned defaults run it with `min-rows=32` on models
+    with matmuls of several rows (`matmul-kernel`) and `min-rows=1` on those
+    whose every matmul is one row (`matvec-kernel`). Others are left, to IREE or to
     strata-data-tile-matmul after it.
   }];
   let options = [

@@ -477,8 +477,13 @@ PASSES = ({'anchor': 'builtin.module',
                  '    own, reading and writing the whole result once more.\n'
                  '\n'
                  '    Rewritten: a `linalg.matmul` in its default form with static f32\n'
-                 '    operands, C a fill of zeros, N a multiple of 16, K a multiple of 4, and\n'
-                 '    at least `min-rows` rows of A. Others are left, to IREE or to\n'
+                 '    operands, C a fill of zeros, N a multiple of 16, K a multiple of 4 (of 8\n'
+                 '    for one row of A, whose product the kernel computes over the two halves\n'
+                 '    of K at once: two streams of B from memory), and at least `min-rows`\n'
+                 "    rows of A. llvm-cpu's tuned defaults run it with `min-rows=32` on models\n"
+                 '    with matmuls of several rows (`matmul-kernel`) and `min-rows=1` on those\n'
+                 '    whose every matmul is one row (`matvec-kernel`). Others are left, to IREE or '
+                 'to\n'
                  '    strata-data-tile-matmul after it.',
   'module': 'matmul_kernel',
   'options': ({'default': '1',

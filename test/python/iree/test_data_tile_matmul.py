@@ -26,6 +26,7 @@ from strata.torch_import import import_torch
 KERNEL_PASS = "strata-matmul-kernel{min-rows=32}"
 TILE_PASS = "func.func(strata-data-tile-matmul{tile-m=8 tile-n=16})"
 VECTOR_PASS = "func.func(strata-data-tile-matmul{tile-m=1 tile-n=32 min-rows=1})"
+VECTOR_KERNEL_PASS = "strata-matmul-kernel{min-rows=1}"
 FOLD_PASS = "func.func(strata-fold-unpack-pack{math-only=true})"
 SAFE_SOFTMAX_PASS = "func.func(strata-fold-safe-softmax{row-multiple=8})"
 CONSTANT_PASSES = ["func.func(strata-fold-constant-generic)", "func.func(strata-fold-constant-pack)"]
@@ -64,7 +65,7 @@ def test_only_avx2_hosts_without_avx512_get_strata_tiles(monkeypatch):
     monkeypatch.setattr(strata.targets, "host_cpu_flags", lambda: AVX2)
     assert tuned_passes(CompileOptions(), matrix) == [ATTENTION_KERNEL_PASSES, SAFE_SOFTMAX_PASS, KERNEL_PASS, TILE_PASS, FOLD_PASS, *CONSTANT_PASSES, SOFTMAX_KERNEL_PASS]
     assert tuned_passes(CompileOptions(chip="native"), matrix) == [ATTENTION_KERNEL_PASSES, SAFE_SOFTMAX_PASS, KERNEL_PASS, TILE_PASS, FOLD_PASS, *CONSTANT_PASSES, SOFTMAX_KERNEL_PASS]
-    assert tuned_passes(CompileOptions(), vectors) == [VECTOR_PASS, *CONSTANT_PASSES]
+    assert tuned_passes(CompileOptions(), vectors) == [VECTOR_KERNEL_PASS, VECTOR_PASS, *CONSTANT_PASSES]
     # A CNN: its convolutions are tiled by strata-data-tile-conv (test_data_tile_conv.py), what
     # follows them folded into strata's kernels by strata-fuse-conv-epilogue.
     assert tuned_passes(CompileOptions(), frozenset({"conv", "matrix"})) == [*CONV_PASSES, *CONSTANT_PASSES]
@@ -150,13 +151,16 @@ def test_activations_between_matmuls_stay_in_tiles(avx2_host, rows):
 
 
 def test_tiled_matrix_vector_products_match_eager(avx2_host):
-    """A batch-1 MLP: every product one row, in 1x32 tiles; 40 outputs are not whole tiles."""
+    """A batch-1 MLP: every product one row; 40 outputs are not whole 16-column panels of strata's
+    kernel (matvec-kernel), so that product goes to 1x32 tiles (40 outputs: not whole tiles
+    either), the second to the kernel."""
     torch.manual_seed(0)
     model = nn.Sequential(nn.Linear(64, 40), nn.ReLU(), nn.Linear(40, 96)).eval()
     args = (torch.randn(1, 64),)
     linalg = run_stages(import_torch(model, args, []), CompileOptions(), StageOptions(stop_at="linalg"))
-    assert linalg.count("linalg.mmt4d ins") == 2 and "linalg.matmul" not in linalg
+    assert linalg.count("linalg.mmt4d ins") == 1 and "linalg.matmul" not in linalg
     assert "tensor<2x64x32x1xf32>" in linalg  # the first weight, in two 32-wide tiles
+    assert "call @strata_kernel_matmul6x16_m1_k40_n96_bias(" in linalg
     result = LoadedModule(run_stages(import_torch(model, args, []), CompileOptions()), "local-task").function("main")(args[0].numpy())
     with torch.no_grad():
         np.testing.assert_allclose(result[0], model(*args).numpy(), rtol=1e-5, atol=1e-5)

@@ -21,7 +21,9 @@ class Matmuls(nn.Module):
     of 512 and 88, three panels in one group); a linear layer of 160 outputs (ten panels, two
     groups of five), its bias added in the kernel's epilogue; x @ z with 40 columns (not whole
     panels: IREE's); ReLU(linear + r * 2), r * 2 computed after the matmul, and a linear layer on
-    x with a leading unit dimension plus a residual of that shape, both added in the epilogue."""
+    x with a leading unit dimension plus a residual of that shape, both added in the epilogue;
+    one row of x times y and through the linear layer (a matrix-vector product: K's two halves
+    at once)."""
 
     def __init__(self):
         super().__init__()
@@ -31,7 +33,7 @@ class Matmuls(nn.Module):
 
     def forward(self, x, y, z, r):
         relu = torch.relu(self.linear2(x) + r * 2.0)
-        return x @ y, self.linear(x), x @ z, relu, self.linear3(x[None]) + r[None]
+        return x @ y, self.linear(x), x @ z, relu, self.linear3(x[None]) + r[None], x[:1] @ y, self.linear(x[:1])
 
 
 def _inputs():
@@ -48,6 +50,8 @@ def test_kernel_matches_eager(avx2_host):
     assert "call @strata_kernel_matmul6x16_m275_k600_n160_bias(" in text
     assert "call @strata_kernel_matmul6x16_m275_k600_n32_bias_residual_relu(" in text
     assert "call @strata_kernel_matmul6x16_m275_k600_n32_bias_residual(" in text
+    assert "call @strata_kernel_matmul6x16_m1_k600_n48(" in text
+    assert "call @strata_kernel_matmul6x16_m1_k600_n160_bias(" in text
     assert text.count("linalg.matmul") == 1  # the 40 columns
     results = LoadedModule(compile_ir(text, CompileOptions(), input_type="auto"), "local-task").function("main")(*[a.numpy() for a in args])
     with torch.no_grad():
