@@ -19,7 +19,7 @@ keeps both threads busy to the end (2048^3: 130 -> 146 GFLOP/s). Packing A into 
 well made no difference beyond 2% either way, and its pass over A costs 4% at 2048^3. Rows past
 the last multiple of six run the same loop with fewer accumulators. A matrix-vector product (one
 row) reads B from memory, not from cache, and its speed is how much of B is in flight: it runs
-over the two halves of K at once, two streams of each panel (`vector_row`).
+over the two halves of K at once, two streams of each panel (`_Writer.vector_row`).
 
 IREE takes it as a hand-written executable (`strata.kernel_calls`): strata-matmul-kernel leaves a
 call of `@strata_kernel_matmul6x16_m<M>_k<K>_n<N>` in the linalg stage.
@@ -61,7 +61,7 @@ class MatmulKernel:
     @classmethod
     def applies(cls, m: int, k: int, n: int) -> bool:
         """Whether the kernel computes these sizes: whole panels and whole unrolled k-steps (for
-        one row, in each half of K: `vector_row`)."""
+        one row, in each half of K: `_Writer.vector_row`)."""
         return m >= 1 and n % COLUMNS == 0 and k % (2 * UNROLL if m == 1 else UNROLL) == 0 and k > 0
 
     @classmethod
@@ -76,11 +76,6 @@ class MatmulKernel:
     def symbol(self) -> str:
         epilogue = "".join(f"_{part}" for part in ("bias", "residual", "relu") if getattr(self, part))
         return f"{SYMBOL_PREFIX}m{self.m}_k{self.k}_n{self.n}{epilogue}"
-
-    @property
-    def vector_row(self) -> bool:
-        """Whether C is one row, computed over K's two halves at once (`_Writer.vector_row`)."""
-        return self.m == 1
 
     @property
     def panels(self) -> int:
@@ -276,7 +271,7 @@ class _Writer:
         ]
         for line in prologue:
             self.emit(10, line)
-        if kernel.vector_row:
+        if kernel.m == 1:  # over K's two halves at once
             self.emit(10, f"%k_half = arith.constant {kernel.k // 2} : index")
             self.panel_loop(10, self.vector_row)
             self.emit(10, "return")

@@ -41,7 +41,8 @@ def _static(value: ir.Value) -> bool:
     return isinstance(value.type, ir.RankedTensorType) and value.type.has_static_shape
 
 
-def _groups(op: ir.Operation) -> list[list[int]]:
+def reassociation(op: ir.Operation) -> list[list[int]]:
+    """The dimension groups of a `tensor.expand_shape` or `tensor.collapse_shape`."""
     return [[ir.IntegerAttr(d).value for d in ir.ArrayAttr(group)] for group in ir.ArrayAttr(op.attributes["reassociation"])]
 
 
@@ -85,9 +86,9 @@ def _forward(op: ir.Operation, view: StridedView) -> StridedView | None:
     """The view `op`'s result is of what `view` (its operand's) is a view of, or None."""
     shape = tuple(ir.RankedTensorType(op.results[0].type).shape)
     if op.name == "tensor.expand_shape":
-        return _splitting(view, _groups(op), shape)
+        return _splitting(view, reassociation(op), shape)
     if op.name == "tensor.collapse_shape":
-        return _merging(view, _groups(op), shape)
+        return _merging(view, reassociation(op), shape)
     if op.name == "linalg.transpose":
         permutation = list(ir.DenseI64ArrayAttr(op.attributes["permutation"]))
         return StridedView(view.root, shape, tuple(view.strides[p] for p in permutation), view.offset)
@@ -129,9 +130,9 @@ def _backward(op: ir.Operation, view: StridedView) -> StridedView | None:
     where they are not a strided view."""
     shape = tuple(ir.RankedTensorType(op.operands[0].type).shape)
     if op.name == "tensor.collapse_shape":
-        return _splitting(view, _groups(op), shape)
+        return _splitting(view, reassociation(op), shape)
     if op.name == "tensor.expand_shape":
-        return _merging(view, _groups(op), shape)
+        return _merging(view, reassociation(op), shape)
     permutation = list(ir.DenseI64ArrayAttr(op.attributes["permutation"]))
     strides = [0] * len(shape)
     for i, p in enumerate(permutation):

@@ -17,7 +17,7 @@ from strata.ir_splice import erase_unused, insert_lowered
 from strata.kernel_calls import declare_kernels
 from strata.linalg_match import fill_constant, ops_named
 from strata.softmax_match import safe_select, softmax_chain
-from strata.strided_views import StridedView, source_view, target_view
+from strata.strided_views import StridedView, reassociation, source_view, target_view
 
 _RESHAPES = ("tensor.expand_shape", "tensor.collapse_shape")
 
@@ -207,10 +207,6 @@ def _factor(chain: list[ir.Operation]) -> float:
 _HEADS_MERGED = [[0, 1], [2], [3]]  # [batch][heads][..] as one batch of the batch matmul
 
 
-def _groups(op: ir.Operation) -> list[list[int]]:
-    return [[ir.IntegerAttr(d).value for d in ir.ArrayAttr(group)] for group in ir.ArrayAttr(op.attributes["reassociation"])]
-
-
 def _batched(view: StridedView) -> StridedView:
     """A view of [batch * heads][..] as [1][batch * heads][..]."""
     return StridedView(view.root, (1, *view.shape), (0, *view.strides), view.offset)
@@ -222,7 +218,7 @@ def _source(value: ir.Value, scaled: bool) -> tuple[StridedView, list[ir.Operati
     strides need not merge (q, k and v of several sequences, split from one projection)."""
     through = _scaled if scaled else (lambda op: None)
     op = _owner(value)
-    if op is not None and op.name == "tensor.collapse_shape" and _groups(op) == _HEADS_MERGED:
+    if op is not None and op.name == "tensor.collapse_shape" and reassociation(op) == _HEADS_MERGED:
         view, chain = source_view(op.operands[0], through)
         return view, chain + [op]
     view, chain = source_view(value, through)
@@ -233,7 +229,7 @@ def _target(value: ir.Value) -> tuple[StridedView, list[ir.Operation]]:
     """The [batch][heads][position][i] view of the tensor that the second batch matmul's result
     ends up in, and the ops to there."""
     users = [use.owner.operation for use in value.uses]
-    if len(users) == 1 and users[0].name == "tensor.expand_shape" and _groups(users[0]) == _HEADS_MERGED:
+    if len(users) == 1 and users[0].name == "tensor.expand_shape" and reassociation(users[0]) == _HEADS_MERGED:
         view, chain = target_view(users[0].results[0])
         return view, [users[0]] + chain
     view, chain = target_view(value)

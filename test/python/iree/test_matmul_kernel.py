@@ -13,6 +13,7 @@ from torch import nn
 from strata.compile_stages import StageOptions, _run_pipeline, run_stages
 from strata.iree_compile import CompileOptions, compile_ir
 from strata.iree_runtime import LoadedModule
+from strata.matmul_kernel import MatmulKernel
 from strata.torch_import import import_torch
 
 
@@ -52,6 +53,8 @@ def test_kernel_matches_eager(avx2_host):
     assert "call @strata_kernel_matmul6x16_m275_k600_n32_bias_residual(" in text
     assert "call @strata_kernel_matmul6x16_m1_k600_n48(" in text
     assert "call @strata_kernel_matmul6x16_m1_k600_n160_bias(" in text
+    # One row: B read as two streams, K's halves [0, 300) and [300, 600) at once.
+    assert "%k_half = arith.constant 300 : index" in MatmulKernel(1, 600, 48).executable("#target")
     assert text.count("linalg.matmul") == 1  # the 40 columns
     results = LoadedModule(compile_ir(text, CompileOptions(), input_type="auto"), "local-task").function("main")(*[a.numpy() for a in args])
     with torch.no_grad():
