@@ -26,7 +26,17 @@ def AttentionKernel : Pass<"strata-attention-kernel", "ModuleOp"> {
     matmul's result). Constant scales of q, of k and of the scores become one
     scale of q. A constant mask of 0 on and below the diagonal and -inf
     above it is a causal mask: keys after the block's last query are not
-    computed at all. Other masks, dynamic shapes, queries or keys not whole
+    computed at all.
+
+    A raised attention (`strata.attention`, as strata-lower-to-iree writes
+    it for IREE) is taken too: there the scale and a constant causal mask,
+    or `is_causal`'s test of the key's index against the query's, are one
+    elementwise op, the softmax is `linalg.softmax`, k^T is a transpose of
+    the merged heads, and the rows of fully masked queries are set to 0
+    after the second batch matmul (the safe softmax, computed by the
+    kernel's safe variant).
+
+    Other masks, dynamic shapes, queries or keys not whole
     8s, head sizes not whole 8s and more keys than a workgroup's scores hold
     in 32 KiB of stack (448 keys with heads of 64) are left to IREE. The
     mask must be a constant when the pass runs: strata-fold-constant-generic

@@ -46,7 +46,7 @@ def splice(text: str, op: ir.Operation, rewriter, operands=None) -> None:
 
 
 # Ops without side effects that a rewrite may leave without readers.
-PURE = {"linalg.batch_matmul", "linalg.broadcast", "linalg.fill", "linalg.generic", "linalg.pack", "linalg.transpose", "linalg.unpack", "tensor.empty",
+PURE = {"linalg.batch_matmul", "linalg.broadcast", "linalg.fill", "linalg.generic", "linalg.pack", "linalg.softmax", "linalg.transpose", "linalg.unpack", "tensor.empty",
         "tensor.expand_shape", "tensor.collapse_shape", "tensor.extract_slice", "arith.constant"}
 
 

@@ -23,7 +23,17 @@ PASSES = ({'anchor': 'builtin.module',
                  "    matmul's result). Constant scales of q, of k and of the scores become one\n"
                  '    scale of q. A constant mask of 0 on and below the diagonal and -inf\n'
                  "    above it is a causal mask: keys after the block's last query are not\n"
-                 '    computed at all. Other masks, dynamic shapes, queries or keys not whole\n'
+                 '    computed at all.\n'
+                 '\n'
+                 '    A raised attention (`strata.attention`, as strata-lower-to-iree writes\n'
+                 '    it for IREE) is taken too: there the scale and a constant causal mask,\n'
+                 "    or `is_causal`'s test of the key's index against the query's, are one\n"
+                 '    elementwise op, the softmax is `linalg.softmax`, k^T is a transpose of\n'
+                 '    the merged heads, and the rows of fully masked queries are set to 0\n'
+                 '    after the second batch matmul (the safe softmax, computed by the\n'
+                 "    kernel's safe variant).\n"
+                 '\n'
+                 '    Other masks, dynamic shapes, queries or keys not whole\n'
                  "    8s, head sizes not whole 8s and more keys than a workgroup's scores hold\n"
                  '    in 32 KiB of stack (448 keys with heads of 64) are left to IREE. The\n'
                  '    mask must be a constant when the pass runs: strata-fold-constant-generic\n'

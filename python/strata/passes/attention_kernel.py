@@ -124,18 +124,67 @@ def _causal_mask(op: ir.Operation) -> bool:
         return False
     if set(body[0].operands) != set(arguments[:2]):
         return False
+    identity = ir.AffineMap.get_identity(maps[0].n_dims)
+    if maps[0] != identity or maps[2] != identity:
+        return False
+    return _is_causal_mask(op.operands[1], maps[1])
+
+
+def _scaled_and_masked(op: ir.Operation) -> tuple[float, bool] | None:
+    """(factor, causal) if `op` is the one elementwise op strata-lower-to-iree writes for a raised
+    `strata.attention`'s scores: `x * c` (a constant scalar), then either a constant causal mask
+    added (`_causal_mask`'s mask, the second input) or, for `is_causal`, -inf selected where the
+    key's index (`linalg.index 3`) is above the query's (`linalg.index 2`), or neither."""
+    found = _elementwise(op, len(op.operands) - 1)
+    if found is None or len(op.operands) not in (2, 3):
+        return None
+    maps, arguments, body = found
     rank = maps[0].n_dims
     identity = ir.AffineMap.get_identity(rank)
-    trailing = list(maps[1].results)
-    if maps[0] != identity or maps[2] != identity or len(trailing) != 2:
+    *computation, yielded = body
+    if not computation or maps[0] != identity or maps[-1] != identity or computation[0].name != "arith.mulf":
+        return None
+    x, c = computation[0].operands
+    if c == arguments[0]:
+        x, c = c, x
+    factor = _scalar_constant(c)
+    if x != arguments[0] or factor is None or factor == 0.0 or not np.isfinite(factor):
+        return None
+    score = computation[0].results[0]
+    rest = [inner for inner in computation[1:] if inner.name != "arith.constant"]
+    if not rest and len(op.operands) == 2:
+        return (factor, False) if list(yielded.operands) == [score] else None
+    if len(op.operands) == 3:  # + a constant causal mask
+        if len(rest) != 1 or rest[0].name != "arith.addf" or set(rest[0].operands) != {score, arguments[1]}:
+            return None
+        if list(yielded.operands) != [rest[0].results[0]] or not _is_causal_mask(op.operands[1], maps[1]):
+            return None
+        return factor, True
+    names = [inner.name for inner in rest]
+    if names != ["linalg.index", "linalg.index", "arith.cmpi", "arith.select"]:
+        return None
+    query, key, above, select = rest
+    positions = [ir.IntegerAttr(inner.attributes["dim"]).value for inner in (query, key)]
+    predicate = ir.IntegerAttr(above.attributes["predicate"]).value
+    lowest = _scalar_constant(select.operands[1])
+    if (positions != [rank - 2, rank - 1] or list(above.operands) != [key.results[0], query.results[0]] or predicate != 8  # ugt
+            or select.operands[0] != above.results[0] or select.operands[2] != score or lowest is None or not np.isneginf(lowest)):
+        return None
+    return (factor, True) if list(yielded.operands) == [select.results[0]] else None
+
+
+def _is_causal_mask(mask: ir.Value, map_: ir.AffineMap) -> bool:
+    """Whether `mask`, read through `map_` by a generic over [..][queries][keys], is a constant
+    [queries][keys] of 0 where the key is at or before the query and -inf after it."""
+    rank = map_.n_dims
+    trailing = list(map_.results)
+    if len(trailing) != 2 or not all(isinstance(e, ir.AffineDimExpr) and e.position == rank - 2 + i for i, e in enumerate(trailing)):
         return False
-    if not all(isinstance(e, ir.AffineDimExpr) and e.position == rank - 2 + i for i, e in enumerate(trailing)):
+    elements = resource_blobs.constant_elements(mask, splats=True)
+    if elements is None or elements.shape[0] != elements.shape[1]:
         return False
-    mask = resource_blobs.constant_elements(op.operands[1], splats=True)
-    if mask is None or mask.shape[0] != mask.shape[1]:
-        return False
-    above = np.triu(np.ones(mask.shape, dtype=bool), 1)
-    return bool(np.all(mask[~above] == 0.0) and np.all(np.isneginf(mask[above])))
+    above = np.triu(np.ones(elements.shape, dtype=bool), 1)
+    return bool(np.all(elements[~above] == 0.0) and np.all(np.isneginf(elements[above])))
 
 
 def _scores(x: ir.Value) -> tuple[ir.Operation, float, bool, list[ir.Operation]] | None:
@@ -152,6 +201,9 @@ def _scores(x: ir.Value) -> tuple[ir.Operation, float, bool, list[ir.Operation]]
             factor *= scale
         elif not causal and _causal_mask(op):
             causal = True
+        elif not causal and (raised := _scaled_and_masked(op)) is not None:
+            factor *= raised[0]
+            causal = raised[1]
         else:
             return None
         ops.append(op)
@@ -162,6 +214,10 @@ def _scores(x: ir.Value) -> tuple[ir.Operation, float, bool, list[ir.Operation]]
 def _softmax(p: ir.Operation) -> tuple[ir.Value, list[ir.Operation], bool] | None:
     """The scores whose softmax `p` computes, the ops of that softmax, and whether it is the safe
     one (a row of only -inf gives zeros)."""
+    if p.name == "linalg.softmax":  # strata-lower-to-iree's, of a raised strata.attention
+        x = p.operands[0]
+        last = len(_shape(x)) - 1
+        return (x, [p], False) if ir.IntegerAttr(p.attributes["dimension"]).value == last and _f32_static(x) else None
     found = softmax_chain(p)
     if found is not None:
         x, ops, folded = found
@@ -177,6 +233,43 @@ def _softmax(p: ir.Operation) -> tuple[ir.Value, list[ir.Operation], bool] | Non
     if safe is None or safe[0] != p:
         return None
     return x, ops + safe, True
+
+
+def _zeroed_rows(out: ir.Value, x: ir.Value) -> list[ir.Operation] | None:
+    """The ops (select, then row maximum) if the only reader of `out`, the second batch matmul's
+    result, sets to 0 its rows whose scores `x` are all -inf, as strata-lower-to-iree writes a
+    raised attention's `fully_masked_rows_zero`: the safe softmax's zeros, which the kernel's
+    safe variant computes itself."""
+    users = [use.owner.operation for use in out.uses]
+    if len(users) != 1 or (found := _elementwise(users[0], 2)) is None:
+        return None
+    select = users[0]
+    maps, arguments, body = found
+    *computation, yielded = [inner for inner in body if inner.name != "arith.constant"]
+    rank = maps[0].n_dims
+    identity = ir.AffineMap.get_identity(rank)
+    per_row = ir.AffineMap.get(rank, 0, [ir.AffineDimExpr.get(i) for i in range(rank - 1)])
+    if (select.operands[0] != out or maps != [identity, per_row, identity]
+            or [inner.name for inner in computation] != ["arith.cmpf", "arith.select"]):
+        return None
+    test, choice = computation
+    zero, lowest = _scalar_constant(choice.operands[1]), _scalar_constant(test.operands[1])
+    if (ir.IntegerAttr(test.attributes["predicate"]).value != 1 or test.operands[0] != arguments[1]  # oeq
+            or lowest is None or not np.isneginf(lowest) or choice.operands[0] != test.results[0] or zero != 0.0
+            or choice.operands[2] != arguments[0] or list(yielded.operands) != [choice.results[0]]):
+        return None
+    row_max = _owner(select.operands[1])
+    if row_max is None or row_max.name != "linalg.generic" or len(row_max.operands) != 2 or row_max.operands[0] != x:
+        return None
+    if [ir.AffineMapAttr(m).value for m in ir.ArrayAttr(row_max.attributes["indexing_maps"])] != [identity, per_row]:
+        return None
+    kinds = [str(t) for t in ir.ArrayAttr(row_max.attributes["iterator_types"])]
+    inner = [op.operation for op in row_max.regions[0].blocks[0].operations]
+    start = fill_constant(row_max.operands[1])
+    if (not all("parallel" in t for t in kinds[:-1]) or "reduction" not in kinds[-1] or len(inner) != 2
+            or inner[0].name != "arith.maximumf" or not isinstance(start, ir.FloatAttr) or not np.isneginf(ir.FloatAttr(start).value)):
+        return None
+    return [select, row_max]
 
 
 def _captured(ops: list[ir.Operation]) -> list[ir.Operation]:
@@ -221,6 +314,14 @@ def _source(value: ir.Value, scaled: bool) -> tuple[StridedView, list[ir.Operati
     if op is not None and op.name == "tensor.collapse_shape" and reassociation(op) == _HEADS_MERGED:
         view, chain = source_view(op.operands[0], through)
         return view, chain + [op]
+    if op is not None and op.name == "linalg.transpose" and list(ir.DenseI64ArrayAttr(op.attributes["permutation"])) == [0, 2, 1]:
+        # k^T of merged heads, as strata-lower-to-iree writes a raised attention's
+        merged = _owner(op.operands[0])
+        if merged is not None and merged.name == "tensor.collapse_shape" and reassociation(merged) == _HEADS_MERGED:
+            view, chain = source_view(merged.operands[0], through)
+            swapped = StridedView(view.root, (*view.shape[:2], view.shape[3], view.shape[2]),
+                                  (*view.strides[:2], view.strides[3], view.strides[2]), view.offset)
+            return swapped, chain + [merged, op]
     view, chain = source_view(value, through)
     return _batched(view), chain
 
@@ -258,7 +359,10 @@ def _rewrite(pv: ir.Operation) -> bool:
     q_view, q_chain = _source(qk.operands[0], True)
     kt_view, k_chain = _source(qk.operands[1], True)
     v_view, v_chain = _source(pv.operands[1], False)
-    out_view, out_chain = _target(pv.results[0])
+    zeroed = _zeroed_rows(pv.results[0], x)
+    if zeroed is not None:
+        safe = True
+    out_view, out_chain = _target(zeroed[0].results[0] if zeroed else pv.results[0])
     batch, heads, queries, depth = q_view.shape
     keys = kt_view.shape[3]
     value_depth = v_view.shape[3]
@@ -298,10 +402,10 @@ def _rewrite(pv: ir.Operation) -> bool:
     anchor = _owner(result)
     (value,) = insert_lowered("\n".join(lines), anchor, roots, pv.location)
     result.replace_all_uses_with(value)
-    replaced = list(reversed(out_chain)) + [pv] + p_reshapes + softmax_ops + score_ops + [qk] + q_chain + k_chain + v_chain
-    captured = _captured(replaced)
-    erase_unused(replaced)
-    erase_unused(captured)
+    replaced = list(reversed(out_chain)) + (zeroed or []) + [pv] + p_reshapes + softmax_ops + score_ops + [qk] + q_chain + k_chain + v_chain
+    # The constants the bodies read first in the list, so that they are erased after the bodies
+    # (and once: some are operands of the chain too).
+    erase_unused(_captured(replaced) + replaced)
     return True
 
 

@@ -10,11 +10,12 @@ from strata.iree_runtime import LoadedModule
 from strata.torch_import import import_torch
 
 
-def linalg_and_run(model, args) -> tuple[str, list]:
+def linalg_and_run(model, args, raise_torch: bool = False) -> tuple[str, list]:
     """strata's linalg stage for `model` on `args`, and what its compiled module returns for
-    them on local-task, each compiled from a fresh import."""
-    linalg = run_stages(import_torch(model, args, []), CompileOptions(), StageOptions(stop_at="linalg"))
-    vmfb = run_stages(import_torch(model, args, []), CompileOptions())
+    them on local-task, each compiled from a fresh import (through strata's raising, where
+    `raise_torch`)."""
+    linalg = run_stages(import_torch(model, args, []), CompileOptions(), StageOptions(stop_at="linalg", raise_torch=raise_torch))
+    vmfb = run_stages(import_torch(model, args, []), CompileOptions(), StageOptions(raise_torch=raise_torch))
     return linalg, LoadedModule(vmfb, "local-task").function("main")(*(a.numpy() for a in args))
 
 

@@ -2,7 +2,8 @@
 llvm-cpu defaults, against eager: causal attention on the heads of one QKV projection (several
 sequences, whose batch and head strides do not merge), attention without a mask with more
 queries than keys, hand-written causal attention under a registered mask, and attention under a
-mask given at run time, which stays IREE's; and a GPT-2 block through `strata.compile`."""
+mask given at run time, which stays IREE's, each also through strata's raising; and a GPT-2
+block through `strata.compile`."""
 
 import math
 
@@ -50,6 +51,23 @@ def test_kernel_matches_eager(avx2_host):
     assert "call @strata_kernel_attention_b1_h2_q16_k16_e16_v16_s3e800000_causal_Q" in linalg  # the plain softmax
     # The run-time mask's attention: its batch matmuls data-tiled, its softmax strata's row kernel.
     assert linalg.count("call @strata_kernel_softmax_r32_c16_safe_t8(") == 1
+    assert_matches_eager(results, model, args, tolerance=1e-5)
+
+
+def test_raised_attention_takes_the_kernel(avx2_host):
+    """Through strata's raising the same attentions are `strata.attention` ops, which
+    strata-lower-to-iree writes with `linalg.softmax`, k^T transposed after the heads merge, and
+    scaled_dot_product_attention's fully masked rows zeroed after the second batch matmul: the
+    kernel takes the same three."""
+    model, args = Attentions().eval(), _inputs()
+    linalg, results = linalg_and_run(model, args, raise_torch=True)
+    assert linalg.count("call @strata_kernel_attention_") == 3, linalg
+    # is_causal's mask, folded to a constant, and the zeroed rows: the safe kernel, on the heads
+    # of the one projection. One scale of 1/sqrt(8) (0x3EB504F3).
+    assert "call @strata_kernel_attention_b2_h4_q16_k16_e8_v8_s3eb504f3_causal_safe_Q0o0b1536h8p96_K0o32b1536h8p96_V0o64b1536h8p96_Ob512h8p32_in3072(" in linalg
+    assert "call @strata_kernel_attention_b1_h2_q24_k16_e16_v16_s3e800000_Q" in linalg
+    assert "call @strata_kernel_attention_b1_h2_q16_k16_e16_v16_s3e800000_causal_Q" in linalg
+    assert linalg.count("linalg.softmax") == 1  # the run-time mask's
     assert_matches_eager(results, model, args, tolerance=1e-5)
 
 
