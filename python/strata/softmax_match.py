@@ -5,7 +5,8 @@ The chain is matched backwards from its division, `y = e / sum(e)` with `e = exp
 and forwards from there to the safe softmax's `select(all(x == -inf), 0, y)` (or
 `select(max(x) == -inf, 0, y)`, as strata-fold-safe-softmax leaves it). Each step checks a
 generic's loops, maps, body and readers, so that anything else computing over the same values is
-left alone.
+left alone. The helpers for generics over rows (`RowGeneric`, `producer`, `reader`, `filled`,
+`constant`) serve strata-layer-norm-kernel's matcher too.
 """
 
 from torch_mlir import ir
@@ -51,13 +52,13 @@ def _is(op: ir.Operation | None, other: ir.Operation) -> bool:
     return op is not None and op == other
 
 
-def _base(value: ir.Value) -> ir.Value:
+def base(value: ir.Value) -> ir.Value:
     while isinstance(value, ir.OpResult) and value.owner.operation.name in _RESHAPES:
         value = value.owner.operation.operands[0]
     return value
 
 
-class _Generic:
+class RowGeneric:
     """A `linalg.generic` of one result whose loops are all parallel but perhaps the last, a
     reduction, read through its maps as whole (identity) or per row (all loops but the last)."""
 
@@ -99,14 +100,14 @@ def _number(attr: ir.Attribute | None):
     return attr.value if isinstance(attr, (ir.FloatAttr, ir.IntegerAttr, ir.BoolAttr)) else None
 
 
-def _constant(value: ir.Value):
+def constant(value: ir.Value):
     """The value of an `arith.constant`, or None."""
     if not isinstance(value, ir.OpResult) or value.owner.operation.name != "arith.constant":
         return None
     return _number(value.owner.operation.attributes["value"])
 
 
-def _filled(value: ir.Value):
+def filled(value: ir.Value):
     """The constant a `linalg.fill` fills `value` with (behind unit reshapes), or None."""
     op = producer(value)
     return _number(fill_constant(op.results[0])) if op is not None else None
@@ -115,29 +116,29 @@ def _filled(value: ir.Value):
 def softmax_chain(div: ir.Operation) -> tuple[ir.Value, list[ir.Operation], ir.Operation | None] | None:
     """The input of the softmax `div` computes (`e / sum(e)`), the ops from there to it, and the
     `max(x) == -inf` test strata-fold-safe-softmax left reading its maximum, if any."""
-    g = _Generic(div, 2, False)
+    g = RowGeneric(div, 2, False)
     if not g.ok or len(g.body) != 2 or not g.whole(0) or not g.per_row(1) or not g.computes("arith.divf", 0, 1):
         return None
     e = div.operands[0]
-    total = _Generic(producer(div.operands[1]), 1, True)
-    if (not total.ok or len(total.body) != 2 or not total.whole(0) or not total.per_row(1) or _base(total.op.operands[0]) != _base(e)
-            or not (total.computes("arith.addf", 0, 1) or total.computes("arith.addf", 1, 0)) or _filled(total.op.operands[1]) != 0.0
+    total = RowGeneric(producer(div.operands[1]), 1, True)
+    if (not total.ok or len(total.body) != 2 or not total.whole(0) or not total.per_row(1) or base(total.op.operands[0]) != base(e)
+            or not (total.computes("arith.addf", 0, 1) or total.computes("arith.addf", 1, 0)) or filled(total.op.operands[1]) != 0.0
             or not _is(reader(total.op.results[0]), div)):
         return None
-    exp = _Generic(producer(e), 1, False)
+    exp = RowGeneric(producer(e), 1, False)
     if not exp.ok or len(exp.body) != 2 or not exp.computes("math.exp", 0):
         return None
     readers = [use.owner.operation for use in exp.op.results[0].uses]
     if len(readers) != 2 or not any(r == total.op for r in readers) or not any(r == div for r in readers):
         return None
-    sub = _Generic(producer(exp.op.operands[0]), 2, False)
+    sub = RowGeneric(producer(exp.op.operands[0]), 2, False)
     if not sub.ok or len(sub.body) != 2 or not sub.whole(0) or not sub.per_row(1) or not sub.computes("arith.subf", 0, 1):
         return None
     x = sub.op.operands[0]
-    top = _Generic(producer(sub.op.operands[1]), 1, True)
-    if not top.ok or not top.whole(0) or _base(top.op.operands[0]) != _base(x) or not top.computes("arith.maximumf", 0, 1):
+    top = RowGeneric(producer(sub.op.operands[1]), 1, True)
+    if not top.ok or not top.whole(0) or base(top.op.operands[0]) != base(x) or not top.computes("arith.maximumf", 0, 1):
         return None
-    lowest = _filled(top.op.operands[1])
+    lowest = filled(top.op.operands[1])
     if lowest is None or lowest > -3.4e38 or not top.per_row(1):
         return None
     if any(len(list(r.uses)) for r in top.op.results[1:]):  # an argmax, unread
@@ -153,7 +154,7 @@ def softmax_chain(div: ir.Operation) -> tuple[ir.Value, list[ir.Operation], ir.O
 
 def _is_minus_inf_test(op: ir.Operation) -> bool:
     """Whether `op` is an elementwise `x == -inf` (x perhaps widened by an `arith.extf` first)."""
-    test = _Generic(op, 1, False)
+    test = RowGeneric(op, 1, False)
     if not test.ok or len(test.body) not in (2, 3):
         return False
     compare = test.body[-1].operands[0]
@@ -163,7 +164,7 @@ def _is_minus_inf_test(op: ir.Operation) -> bool:
     value, bound = compare.operands
     if isinstance(value, ir.OpResult) and value.owner.operation.name == "arith.extf":
         value = value.owner.operation.operands[0]
-    return ir.IntegerAttr(compare.attributes["predicate"]).value == _OEQ and value == test.arguments[0] and _constant(bound) == float("-inf")
+    return ir.IntegerAttr(compare.attributes["predicate"]).value == _OEQ and value == test.arguments[0] and constant(bound) == float("-inf")
 
 
 def _leads_to(value: ir.Value, op: ir.Operation, besides: ir.Operation) -> bool:
@@ -179,18 +180,18 @@ def _leads_to(value: ir.Value, op: ir.Operation, besides: ir.Operation) -> bool:
 def safe_select(div: ir.Operation, x: ir.Value, folded: ir.Operation | None = None) -> list[ir.Operation] | None:
     """The ops of `select(all(x == -inf), 0, div)` reading `div`'s softmax, the select first; or,
     after strata-fold-safe-softmax, of `select(max(x) == -inf, 0, div)` with `folded` the test."""
-    select = _Generic(reader(div.results[0]), 3, False)
+    select = RowGeneric(reader(div.results[0]), 3, False)
     if (not select.ok or len(select.body) != 2 or not select.per_row(0) or not select.whole(1) or not select.whole(2)
-            or select.op.operands[2] != div.results[0] or not select.computes("arith.select", 0, 1, 2) or _constant(select.op.operands[1]) != 0.0):
+            or select.op.operands[2] != div.results[0] or not select.computes("arith.select", 0, 1, 2) or constant(select.op.operands[1]) != 0.0):
         return None
     if folded is not None:
         return [select.op] if _is(producer(select.op.operands[0]), folded) and _is(reader(folded.results[0]), select.op) else None
-    every = _Generic(producer(select.op.operands[0]), 1, True)
-    if (not every.ok or len(every.body) != 2 or not every.whole(0) or not every.per_row(1) or _filled(every.op.operands[1]) != 1
+    every = RowGeneric(producer(select.op.operands[0]), 1, True)
+    if (not every.ok or len(every.body) != 2 or not every.whole(0) or not every.per_row(1) or filled(every.op.operands[1]) != 1
             or not (every.computes("arith.andi", 0, 1) or every.computes("arith.andi", 1, 0)) or not _is(reader(every.op.results[0]), select.op)):
         return None
-    test = _Generic(producer(every.op.operands[0]), 1, False)
-    if (not test.ok or not test.whole(0) or _base(test.op.operands[0]) != _base(x) or not _is(reader(test.op.results[0]), every.op)
+    test = RowGeneric(producer(every.op.operands[0]), 1, False)
+    if (not test.ok or not test.whole(0) or base(test.op.operands[0]) != base(x) or not _is(reader(test.op.results[0]), every.op)
             or not _is_minus_inf_test(test.op)):
         return None
     return [select.op, every.op, test.op]
