@@ -127,6 +127,8 @@ def model_traits(text: str) -> frozenset[str]:
     traits.add("matvec" if only_vectors else "matrix")
     if any(r is not None and r > 1 for r in rows):
         traits.add("gemm")
+    if "torch.aten.rsqrt" in text or "math.rsqrt" in text:
+        traits.add("norm")
     return frozenset(traits)
 
 

@@ -21,13 +21,14 @@ from torch_mlir import ir
 from strata.attention_kernel import Attention
 from strata.direct_conv import DirectConv
 from strata.errors import StrataError
+from strata.layer_norm_kernel import LayerNorm
 from strata.matmul_kernel import MatmulKernel
 from strata.pixel_tile_conv import PixelTileConv
 from strata.softmax_kernel import Softmax
 from strata.winograd_conv import WinogradConv, WinogradInput
 
 SYMBOL_PREFIX = "strata_kernel_"
-KERNELS = (DirectConv, PixelTileConv, WinogradConv, WinogradInput, Softmax, MatmulKernel, Attention)  # each with `from_symbol` and `executable(target)`
+KERNELS = (DirectConv, PixelTileConv, WinogradConv, WinogradInput, Softmax, MatmulKernel, Attention, LayerNorm)  # each with `from_symbol` and `executable(target)`
 # Both patterns start with a literal, which `re` finds with a fast substring search: the text
 # holds the model's weights (57 MB for the GPT-2 block), and patterns that began with `^` or `\b`
 # tried every position, 2.8 s of that block's 8.9 s compile.

@@ -30,8 +30,9 @@ class Chip:
 # What a tuned default may be limited to (`applies_to`: one of these, or a list of which a model
 # needs one): models with convolutions; models whose matmuls all compute one row (matrix-vector
 # products: a batch-1 MLP); models with wider matmuls, or convolutions (which IREE computes as
-# matmuls); models with a matmul op of more than one row.
-MODEL_TRAITS = ("conv", "matvec", "matrix", "gemm")
+# matmuls); models with a matmul op of more than one row; models that normalize by a reciprocal
+# square root (layer norm, RMS norm: Torch-MLIR's FX import decomposes them, `rsqrt` remains).
+MODEL_TRAITS = ("conv", "matvec", "matrix", "gemm", "norm")
 
 
 @dataclass(frozen=True)

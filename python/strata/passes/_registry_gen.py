@@ -403,6 +403,28 @@ PASSES = ({'anchor': 'builtin.module',
              "follow a call of strata's convolution kernels into the kernel",
   'td_file': 'passes/fuse_conv_epilogue.td'},
  {'anchor': 'builtin.module',
+  'argument': 'strata-layer-norm-kernel',
+  'description': 'Torch-MLIR writes `layer_norm` over the last dimension as some ten\n'
+                 '    generics: the variance in f64 (the input widened, its mean, the squared\n'
+                 '    differences from it, their mean, narrowed to f32), the mean again in\n'
+                 '    f32, then `(x - mean) * rsqrt(var + eps) * weight + bias`. IREE fuses\n'
+                 '    that into three dispatches, two of them over the whole input in f64.\n'
+                 '\n'
+                 '    This pass finds that chain, matched backwards from the bias added last,\n'
+                 '    over a static f32 input whose last dimension is a whole number of 8s,\n'
+                 '    with a weight and a bias, and replaces it with a call of\n'
+                 '    `strata.layer_norm_kernel` '
+                 '(`@strata_kernel_layer_norm_r<rows>_c<cols>_e<eps>`,\n'
+                 "    eps as its f32 bits), one dispatch of strata's own: a workgroup takes 16\n"
+                 "    rows, each row's mean and variance (two passes, in f32 as PyTorch's own\n"
+                 '    CPU kernel computes them) and its result computed while the row stays in\n'
+                 '    L1. An intermediate value something else reads stays, computed as\n'
+                 '    before; anything else is left to IREE.',
+  'module': 'layer_norm_kernel',
+  'options': (),
+  'summary': "Compute layer norm, as Torch-MLIR decomposes it, with strata's row kernel",
+  'td_file': 'passes/layer_norm_kernel.td'},
+ {'anchor': 'builtin.module',
   'argument': 'strata-lower-probes',
   'description': "`probe.tap` becomes, on the IREE route, IREE's tensor trace\n"
                  '    (`flow.tensor.trace "name" = [...]`, an op of IREE\'s dialect emitted as\n'

@@ -31,6 +31,7 @@ FOLD_PASS = "func.func(strata-fold-unpack-pack{math-only=true})"
 SAFE_SOFTMAX_PASS = "func.func(strata-fold-safe-softmax{row-multiple=8})"
 CONSTANT_PASSES = ["func.func(strata-fold-constant-generic)", "func.func(strata-fold-constant-pack)"]
 SOFTMAX_KERNEL_PASS = "strata-softmax-kernel"
+LAYER_NORM_KERNEL_PASS = "strata-layer-norm-kernel"
 ATTENTION_KERNEL_PASSES = "func.func(strata-fold-constant-generic), strata-attention-kernel"
 CONV_PASSES = ["strata-data-tile-conv{tile-m=4 tile-n=16 direct-min-width=16 pixel-tiles=true winograd-min-channels=16}", "strata-fuse-conv-epilogue"]
 AVX2 = frozenset({"avx", "avx2", "fma", "sse4_2"})
@@ -71,6 +72,8 @@ def test_only_avx2_hosts_without_avx512_get_strata_tiles(monkeypatch):
     assert tuned_passes(CompileOptions(), frozenset({"conv", "matrix"})) == [*CONV_PASSES, *CONSTANT_PASSES]
     # The constant folds only where other passes take the model to linalg: none move it there.
     assert tuned_passes(CompileOptions(), frozenset({"matrix"})) == []
+    # A layer norm alone: strata's kernel for it (test_layer_norm_kernel.py).
+    assert tuned_passes(CompileOptions(), frozenset({"matrix", "norm"})) == [LAYER_NORM_KERNEL_PASS]
     # The 1x32 tiles replace the ukernel (whose generic path would take them), on codegen.
     flags = iree_flags(CompileOptions(), traits=vectors)
     assert "--iree-llvmcpu-enable-ukernels=all" not in flags and "--iree-llvmcpu-enable-ukernels=none" in flags

@@ -77,6 +77,9 @@ def test_matvec_models_get_the_ukernel_and_the_rest_codegen(monkeypatch):
         ("%r = linalg.matmul ins(%a, %b : tensor<1x64xf32>, tensor<64x8xf32>) outs(%c : tensor<1x8xf32>) -> tensor<1x8xf32>", {"matvec"}),
         ("%r = linalg.batch_matmul ins(%a, %b : tensor<2x16x64xf32>, tensor<2x64x8xf32>) outs(%c : tensor<2x16x8xf32>) -> tensor<2x16x8xf32>", {"matrix", "gemm"}),
         ("%r = arith.addf %a, %b : f32", {"matrix"}),  # no matmul at all: nothing says it is a matrix-vector model
+        # A layer norm as the FX importer decomposes it: its reciprocal square root remains.
+        ("%5 = torch.aten.rsqrt %4 : !torch.vtensor<[2,4,1],f32> -> !torch.vtensor<[2,4,1],f32>", {"matrix", "norm"}),
+        ("%r = math.rsqrt %a : f32", {"matrix", "norm"}),
         # Only ops count, not the weights' resource section after them.
         ("%8 = torch.aten.mm %a, %w : !torch.vtensor<[1,64],f32>, !torch.vtensor<[64,8],f32> -> !torch.vtensor<[1,8],f32>\n"
          '{-#\n  dialect_resources: { builtin: { w: "0x04000000 convolution torch.aten.mm -> !torch.vtensor<[128,8],f32>" } }\n#-}',
