@@ -32,8 +32,8 @@ def _scalar(value: ir.Value) -> float | None:
     return float(number) if isinstance(number, float) else None
 
 
-def _mean(value: ir.Value, source: ir.Value, count: int) -> list[ir.Operation] | None:
-    """The ops of `sum(source) / count` along the last dimension, if `value` is that."""
+def _mean(value: ir.Value, count: int) -> tuple[ir.Value, list[ir.Operation]] | None:
+    """(what is summed, the ops) if `value` is a sum along the last dimension divided by `count`."""
     divide = RowGeneric(producer(value), 1, False)
     if not divide.ok or len(divide.body) != 2 or not divide.whole(0):
         return None
@@ -42,9 +42,9 @@ def _mean(value: ir.Value, source: ir.Value, count: int) -> list[ir.Operation] |
         return None
     total = RowGeneric(producer(divide.op.operands[0]), 1, True)
     if (not total.ok or len(total.body) != 2 or not total.whole(0) or not total.per_row(1) or filled(total.op.operands[1]) != 0.0
-            or not (total.computes("arith.addf", 0, 1) or total.computes("arith.addf", 1, 0)) or base(total.op.operands[0]) != base(source)):
+            or not (total.computes("arith.addf", 0, 1) or total.computes("arith.addf", 1, 0))):
         return None
-    return [divide.op, total.op]
+    return total.op.operands[0], [divide.op, total.op]
 
 
 def _variance(value: ir.Value, x: ir.Value, count: int) -> list[ir.Operation] | None:
@@ -53,14 +53,9 @@ def _variance(value: ir.Value, x: ir.Value, count: int) -> list[ir.Operation] | 
     narrow = RowGeneric(producer(value), 1, False)
     if not narrow.ok or len(narrow.body) != 2 or not narrow.whole(0) or not narrow.computes("arith.truncf", 0):
         return None
-    mean_of_squares = producer(narrow.op.operands[0])
-    if mean_of_squares is None:
-        return None
-    squares_sum = RowGeneric(producer(mean_of_squares.operands[0]), 1, True) if mean_of_squares.name == "linalg.generic" else None
-    if squares_sum is None or not squares_sum.ok:
-        return None
-    square = RowGeneric(producer(squares_sum.op.operands[0]), 2, False)
-    if (not square.ok or len(square.body) != 2 or not square.whole(0) or not square.whole(1)
+    outer = _mean(narrow.op.operands[0], count)
+    square = RowGeneric(producer(outer[0]), 2, False) if outer is not None else None
+    if (square is None or not square.ok or len(square.body) != 2 or not square.whole(0) or not square.whole(1)
             or square.op.operands[0] != square.op.operands[1] or not square.computes("arith.mulf", 0, 1)):
         return None
     centered = RowGeneric(producer(square.op.operands[0]), 2, False)
@@ -69,11 +64,10 @@ def _variance(value: ir.Value, x: ir.Value, count: int) -> list[ir.Operation] | 
     wide = RowGeneric(producer(centered.op.operands[0]), 1, False)
     if not wide.ok or len(wide.body) != 2 or not wide.whole(0) or not wide.computes("arith.extf", 0) or base(wide.op.operands[0]) != base(x):
         return None
-    outer = _mean(narrow.op.operands[0], square.op.results[0], count)
-    inner = _mean(centered.op.operands[1], wide.op.results[0], count)
-    if outer is None or inner is None:
+    inner = _mean(centered.op.operands[1], count)
+    if inner is None or base(inner[0]) != base(wide.op.results[0]):
         return None
-    return [narrow.op, *outer, square.op, centered.op, *inner, wide.op]
+    return [narrow.op, *outer[1], square.op, centered.op, *inner[1], wide.op]
 
 
 def _layer_norm(add: ir.Operation) -> tuple[ir.Value, ir.Value, ir.Value, float, list[ir.Operation]] | None:
@@ -98,9 +92,9 @@ def _layer_norm(add: ir.Operation) -> tuple[ir.Value, ir.Value, ir.Value, float,
     x = centered.op.operands[0]
     if shape(x) != x_shape or str(ir.RankedTensorType(x.type).element_type) != "f32" or not ir.RankedTensorType(x.type).has_static_shape:
         return None
-    mean = _mean(centered.op.operands[1], x, columns)
+    mean = _mean(centered.op.operands[1], columns)
     root = RowGeneric(producer(normed.op.operands[1]), 1, False)
-    if mean is None or not root.ok or len(root.body) != 2 or not root.whole(0) or not root.computes("math.rsqrt", 0):
+    if mean is None or base(mean[0]) != base(x) or not root.ok or len(root.body) != 2 or not root.whole(0) or not root.computes("math.rsqrt", 0):
         return None
     shifted = RowGeneric(producer(root.op.operands[0]), 1, False)
     if not shifted.ok or not shifted.whole(0) or len(shifted.body) not in (2, 3):
@@ -113,7 +107,7 @@ def _layer_norm(add: ir.Operation) -> tuple[ir.Value, ir.Value, ir.Value, float,
     variance = _variance(shifted.op.operands[0], x, columns)
     if eps is None or variance is None:
         return None
-    ops = [add, scaled.op, normed.op, centered.op, *mean, root.op, shifted.op, *variance]
+    ops = [add, scaled.op, normed.op, centered.op, *mean[1], root.op, shifted.op, *variance]
     return x, scaled.op.operands[1], add.operands[1], eps, ops
 
 
