@@ -88,6 +88,7 @@ def _with_executable_target(text: str, device: str, executable_target: str) -> s
 # Result types of matmul-like ops: torch's (`-> !torch.vtensor<[1,2048],f32>`) and linalg's
 # named ops (`outs(%c : tensor<1x2048xf32>)`).
 _TORCH_MATMUL = re.compile(r"torch\.aten\.(mm|addmm|matmul|bmm|baddbmm|linear)\b[^\n]*-> !torch\.vtensor<\[([^\]]*)\]")
+_EXP = re.compile(r"(torch\.aten|math)\.exp\b")  # not expand, exp2 or expm1
 _LINALG_MATMUL = re.compile(r"linalg\.(matmul|batch_matmul|matvec|vecmat)\b[^\n]*outs\([^:]*:\s*tensor<([^>]*)>")
 
 
@@ -129,6 +130,8 @@ def model_traits(text: str) -> frozenset[str]:
         traits.add("gemm")
     if "torch.aten.rsqrt" in text or "math.rsqrt" in text:
         traits.add("norm")
+    if _EXP.search(text) and ("torch.aten.max.dim" in text or "torch.aten.amax" in text or "arith.maximumf" in text):
+        traits.add("softmax")
     return frozenset(traits)
 
 

@@ -31,8 +31,9 @@ class Chip:
 # needs one): models with convolutions; models whose matmuls all compute one row (matrix-vector
 # products: a batch-1 MLP); models with wider matmuls, or convolutions (which IREE computes as
 # matmuls); models with a matmul op of more than one row; models that normalize by a reciprocal
-# square root (layer norm, RMS norm: Torch-MLIR's FX import decomposes them, `rsqrt` remains).
-MODEL_TRAITS = ("conv", "matvec", "matrix", "gemm", "norm")
+# square root (layer norm, RMS norm: Torch-MLIR's FX import decomposes them, `rsqrt` remains);
+# models with an exponential and a max reduction (a softmax, decomposed the same way).
+MODEL_TRAITS = ("conv", "matvec", "matrix", "gemm", "norm", "softmax")
 
 
 @dataclass(frozen=True)

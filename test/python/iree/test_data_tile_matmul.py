@@ -74,6 +74,8 @@ def test_only_avx2_hosts_without_avx512_get_strata_tiles(monkeypatch):
     assert tuned_passes(CompileOptions(), frozenset({"matrix"})) == []
     # A layer norm alone: strata's kernel for it (test_layer_norm_kernel.py).
     assert tuned_passes(CompileOptions(), frozenset({"matrix", "norm"})) == [LAYER_NORM_KERNEL_PASS]
+    # A softmax alone: strata's row kernel for it (test_softmax_kernel.py).
+    assert tuned_passes(CompileOptions(), frozenset({"matrix", "softmax"})) == [SOFTMAX_KERNEL_PASS]
     # The 1x32 tiles replace the ukernel (whose generic path would take them), on codegen.
     flags = iree_flags(CompileOptions(), traits=vectors)
     assert "--iree-llvmcpu-enable-ukernels=all" not in flags and "--iree-llvmcpu-enable-ukernels=none" in flags

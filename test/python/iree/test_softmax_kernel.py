@@ -2,7 +2,7 @@
 against eager, rows of only -inf included, in rows and packed into a matmul's tiles, with the pass
 run by hand on the linalg stage as `strata-opt --strata-softmax-kernel` would; and the llvm-cpu
 tuned default (softmax-kernel) taking the softmax of attention under a run-time mask (which
-strata's attention kernel leaves) through `strata.compile`."""
+strata's attention kernel leaves), and a softmax alone, through `strata.compile`."""
 
 import numpy as np
 import torch
@@ -84,3 +84,22 @@ def test_llvm_cpu_default_takes_attention_softmax(avx2_host):
     (result,) = compiled.run_numpy(*[a.numpy() for a in args])
     with torch.no_grad():
         np.testing.assert_allclose(result, model(*args).numpy(), rtol=1e-4, atol=1e-4)
+
+
+class Softmax(nn.Module):
+    def forward(self, x):
+        return torch.softmax(x, dim=-1)
+
+
+def test_llvm_cpu_default_takes_a_softmax_alone(avx2_host):
+    """The tuned default on a model without matmuls whose softmax is all it computes (the
+    `softmax` trait: an exponential and a max reduction): the kernel, and eager's result."""
+    import strata
+
+    torch.manual_seed(0)
+    model, args = Softmax().eval(), (torch.randn(4, 24, 40),)
+    compiled = strata.compile(model, args, target="llvm-cpu")
+    assert b"strata_kernel_softmax_r96_c40" in compiled.vmfb
+    (result,) = compiled.run_numpy(*[a.numpy() for a in args])
+    with torch.no_grad():
+        np.testing.assert_allclose(result, model(*args).numpy(), rtol=1e-6, atol=1e-6)

@@ -80,6 +80,13 @@ def test_matvec_models_get_the_ukernel_and_the_rest_codegen(monkeypatch):
         # A layer norm as the FX importer decomposes it: its reciprocal square root remains.
         ("%5 = torch.aten.rsqrt %4 : !torch.vtensor<[2,4,1],f32> -> !torch.vtensor<[2,4,1],f32>", {"matrix", "norm"}),
         ("%r = math.rsqrt %a : f32", {"matrix", "norm"}),
+        # A softmax as the FX importer decomposes it: an exponential and a max reduction.
+        ("%2 = torch.aten.max.dim %x, %int-1, %true : !torch.vtensor<[8,16],f32>, !torch.int, !torch.bool -> !torch.vtensor<[8,1],f32>, !torch.vtensor<[8,1],si64>\n"
+         "%4 = torch.aten.exp %3 : !torch.vtensor<[8,16],f32> -> !torch.vtensor<[8,16],f32>", {"matrix", "softmax"}),
+        ("%e = math.exp %a : f32\n%m = arith.maximumf %e, %b : f32", {"matrix", "softmax"}),
+        # torch.aten.expand is not an exponential, nor math.exp2 the one a softmax computes.
+        ("%2 = torch.aten.max.dim %x\n%3 = torch.aten.expand %y", {"matrix"}),
+        ("%e = math.exp2 %a : f32\n%m = arith.maximumf %e, %b : f32", {"matrix"}),
         # Only ops count, not the weights' resource section after them.
         ("%8 = torch.aten.mm %a, %w : !torch.vtensor<[1,64],f32>, !torch.vtensor<[64,8],f32> -> !torch.vtensor<[1,8],f32>\n"
          '{-#\n  dialect_resources: { builtin: { w: "0x04000000 convolution torch.aten.mm -> !torch.vtensor<[128,8],f32>" } }\n#-}',
