@@ -29,7 +29,6 @@ decomposition's to rounding (the scale is applied once to q, the sums are in ano
 """
 
 import re
-import struct
 from dataclasses import dataclass
 
 from strata.conv_kernel import executable_text, layout
@@ -63,10 +62,6 @@ class Operand:
 def _query_vectors(queries: int) -> int:
     """Vectors of 8 queries a workgroup takes: two where the queries come in 16s."""
     return 2 if queries % (2 * LANES) == 0 else 1
-
-
-def f32_bits(value: float) -> int:
-    return struct.unpack("<I", struct.pack("<f", value))[0]
 
 
 @dataclass(frozen=True)

@@ -15,6 +15,7 @@ registers before they are stored, and for the row and Winograd kernels a 2x2 max
 
 import dataclasses
 import re
+import struct
 from dataclasses import dataclass, field
 from typing import ClassVar
 
@@ -24,6 +25,11 @@ _PARTS = ("affine", "residual", "relu", "pool2")
 
 def _ceil_div(a: int, b: int) -> int:
     return -(-a // b)
+
+
+def f32_bits(value: float) -> int:
+    """The bits of `value` rounded to f32: how a kernel's symbol carries a constant exactly."""
+    return struct.unpack("<I", struct.pack("<f", value))[0]
 
 
 def relu(define, value: str, type_: str) -> str:

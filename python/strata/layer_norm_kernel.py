@@ -17,7 +17,6 @@ and in f32 rather than f64, as PyTorch's own CPU kernel does.
 """
 
 import re
-import struct
 from dataclasses import dataclass
 
 from strata.conv_kernel import executable_text, layout
@@ -28,19 +27,15 @@ SYMBOL_PREFIX = "strata_kernel_layer_norm_"
 _SYMBOL = re.compile(SYMBOL_PREFIX + r"r(\d+)_c(\d+)_e([0-9a-f]{8})$")
 
 
-def f32_bits(value: float) -> str:
-    """`value` rounded to f32, as 8 hex digits of its bits."""
-    return struct.pack(">f", value).hex()
-
-
 @dataclass(frozen=True)
 class LayerNorm:
     """`(x - mean) / sqrt(var + eps) * weight + bias` along the rows of a `rows` x `cols` f32
-    matrix, the mean and the (biased) variance each row's, `eps` given as its f32 bits."""
+    matrix, the mean and the (biased) variance each row's, `eps` given as its f32 bits
+    (`strata.conv_kernel.f32_bits`)."""
 
     rows: int
     cols: int
-    eps_bits: str
+    eps_bits: int
 
     @classmethod
     def applies(cls, cols: int) -> bool:
@@ -49,11 +44,11 @@ class LayerNorm:
     @classmethod
     def from_symbol(cls, symbol: str):
         match = _SYMBOL.match(symbol)
-        return cls(int(match.group(1)), int(match.group(2)), match.group(3)) if match else None
+        return cls(int(match.group(1)), int(match.group(2)), int(match.group(3), 16)) if match else None
 
     @property
     def symbol(self) -> str:
-        return f"{SYMBOL_PREFIX}r{self.rows}_c{self.cols}_e{self.eps_bits}"
+        return f"{SYMBOL_PREFIX}r{self.rows}_c{self.cols}_e{self.eps_bits:08x}"
 
     def types(self) -> tuple[str, str, str, str]:
         """The tensor types of x, weight, bias and the result."""
@@ -109,7 +104,7 @@ class LayerNorm:
         %cols = arith.constant {self.cols} : index
         %per_workgroup = arith.constant {ROWS} : index
         %count = arith.constant {float(self.cols):.1f} : f32
-        %eps = arith.constant 0x{self.eps_bits.upper()} : f32
+        %eps = arith.constant 0x{self.eps_bits:08X} : f32
         %zeros = arith.constant dense<0.0> : {v8}
         %stride = arith.constant {LANES * self.accumulators} : index
         %x = hal.interface.binding.subspan layout({lay}) binding(0) alignment(64) offset(%c0) flags(ReadOnly) : {matrix}

@@ -12,7 +12,8 @@ import numpy as np
 from torch_mlir import ir
 
 from strata import resource_blobs
-from strata.attention_kernel import LANES, Attention, Operand, f32_bits
+from strata.attention_kernel import LANES, Attention, Operand
+from strata.conv_kernel import f32_bits
 from strata.ir_splice import erase_unused, insert_lowered
 from strata.kernel_calls import declare_kernels
 from strata.linalg_match import fill_constant, ops_named

@@ -11,7 +11,8 @@ from torch_mlir import ir
 
 from strata.ir_splice import erase_unused, insert_lowered, tensor_type
 from strata.kernel_calls import declare_kernels
-from strata.layer_norm_kernel import LayerNorm, f32_bits
+from strata.conv_kernel import f32_bits
+from strata.layer_norm_kernel import LayerNorm
 from strata.linalg_match import ops_named
 from strata.softmax_match import RowGeneric, base, constant, filled, producer, shape
 

@@ -59,5 +59,5 @@ def avx2_host(monkeypatch):
     convolutions, matmuls and softmaxes to strata's kernels require; skipped where the CPU cannot
     run those kernels."""
     if not {"avx2", "fma"} <= strata.targets.host_cpu_flags():
-        pytest.skip("strata's CPU kernels (convolution, matmul, softmax) need AVX2 and FMA; this CPU lacks one")
+        pytest.skip("strata's CPU kernels (convolution, matmul, softmax, attention, layer norm) need AVX2 and FMA; this CPU lacks one")
     monkeypatch.setattr(strata.targets, "host_cpu_flags", lambda: frozenset({"avx", "avx2", "fma", "sse4_2"}))
