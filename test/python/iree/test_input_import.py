@@ -26,7 +26,8 @@ class Identity(torch.nn.Module):
 @pytest.fixture(scope="module")
 def row_sums():
     vmfb = strata.compile(RowSums(), (torch.ones(SHAPE),)).vmfb
-    return LoadedModule(vmfb, "local-sync")
+    # Without the caching allocator: it would serve a copy of the input from its cache too.
+    return LoadedModule(vmfb, "local-sync", reuse_freed_memory=False)
 
 
 def _aligned(shape) -> np.ndarray:
