@@ -8,9 +8,11 @@ per vector): over 32 x 512 x 768 floats on two threads, 4.0 + 4.3 + 7.8 ms a cal
 Runtime's 9.3 ms in all.
 
 This kernel takes a row (a few KiB, in L1 after its first pass) at a time: its mean in 8-wide
-vectors (four sums at once, so that no add waits for the one before), then the mean of the squared differences from it (the variance, in two passes as
-Torch-MLIR's is, but in f32 as eager's), then `(x - mean) * rstd * weight + bias` stored. The
-input is read from memory once and the result written once. Rows of a workgroup: `ROWS`.
+vectors (four sums at once, so that no add waits for the one before), then the mean of the squared
+differences from it (the variance, in two passes as Torch-MLIR's is, but in f32 as eager's), then
+`(x - mean) * rstd * weight + bias` stored. The input is read from memory once and the result
+written once, streamed if it is too large to stay in cache (`strata.streaming_store`). Rows of a
+workgroup: `ROWS`.
 
 Results match the decomposition's to f32 rounding: the sums add in a different order (vectorized)
 and in f32 rather than f64, as PyTorch's own CPU kernel does.
@@ -20,6 +22,7 @@ import re
 from dataclasses import dataclass
 
 from strata.conv_kernel import executable_text, layout
+from strata.streaming_store import store, streams
 
 ROWS = 16  # rows per workgroup
 LANES = 8  # f32 per AVX2 vector; a row is whole vectors
@@ -131,7 +134,7 @@ class LayerNorm:
             %d = arith.subf %v, %meanv : {v8}
             %n = arith.mulf %d, %rstdv : {v8}
             %o = vector.fma %n, %w, %b : {v8}
-            vector.store %o, %y[%r, %c] : {matrix}, {v8}
+            {store("%o", "%y", ["%r", "%c"], matrix, v8, streams(self.rows * self.cols * 4))}
           }}
         }}
         return"""

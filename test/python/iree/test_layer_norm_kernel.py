@@ -2,7 +2,7 @@
 llvm-cpu defaults, against eager: layer norms over rows of 24 (15 rows: a workgroup of 16 not
 filled; one running sum), of 64 in 2-D (three workgroups, the last one short; four sums) and with
 another eps, of 48 (two sums), and over rows of 12 (not whole 8s: IREE's); and the
-TransformerEncoderLayer's two, through `strata.compile`."""
+TransformerEncoderLayer's two, through `strata.compile`; and a result large enough to be streamed."""
 
 import torch
 from torch import nn
@@ -50,3 +50,22 @@ def test_llvm_cpu_default_takes_transformer_layer_norms(avx2_host):
     compiled = strata.compile(model, args, target="llvm-cpu")
     assert compiled.vmfb.count(b"strata_kernel_layer_norm_r16_c64_e3727c5ac") >= 1
     assert_matches_eager([compiled.run_numpy(*[a.numpy() for a in args])[0]], model, args, tolerance=1e-4)
+
+
+def test_streamed_result_matches_eager(avx2_host):
+    """A result of 4.5 MiB, past `strata.streaming_store`'s threshold: written with non-temporal
+    stores."""
+    from strata.layer_norm_kernel import LayerNorm
+    from strata.streaming_store import streams
+
+    torch.manual_seed(0)
+    model = nn.LayerNorm(768).eval()
+    with torch.no_grad():
+        model.weight.uniform_(0.5, 1.5)
+        model.bias.uniform_(-0.5, 0.5)
+    args = (torch.randn(3, 512, 768) * 2 - 1,)
+    assert streams(3 * 512 * 768 * 4)
+    assert "nontemporal = true" in LayerNorm(1536, 768, 0x3727C5AC).executable("#target")
+    linalg, results = linalg_and_run(model, args)
+    assert "call @strata_kernel_layer_norm_r1536_c768_e3727c5ac(" in linalg
+    assert_matches_eager(results, model, args, tolerance=1e-5)
