@@ -4,9 +4,15 @@ Torch-MLIR writes `softmax(x, dim=-1)` as a max, an exponential of the differenc
 division; IREE raises that to its softmax op and computes it in one dispatch that evaluates each
 exponential twice (once for the sum, once for the quotient), and the "safe" softmax of
 `scaled_dot_product_attention` (rows of only -inf give zeros, not NaN) costs it one more dispatch
-over the whole input. This kernel reads each row three times from L1: its max in 8-wide vectors,
-then `exp(x - max)` stored to the output while summing, then the quotient in place. Rows of a
-workgroup: `ROWS`.
+over the whole input. This kernel reads each row three times: its max in `MAX_CHAINS` running
+maxima of 8-wide vectors (one chain waited on the previous max: 4 instructions of latency a
+vector), then `exp(x - max)` (`strata.vector_exp`) stored while summing, then the quotient, as a
+product with the sum's reciprocal (one division a row). Rows of a workgroup: `ROWS`.
+
+A result too large to stay in cache is streamed to memory (`strata.streaming_store`); the
+exponentials then wait in a row on the stack (rows of up to `SCRATCH_COLS`). Softmax over 8 x
+512 x 512 on two threads, per call (iree-benchmark-module): 2.7-3.2 ms before the maxima chains,
+vector_exp and streaming, 1.0-1.9 ms after; an 8 MiB copy takes 0.4-0.6 ms.
 
 With `tiled`, the kernel writes its result as the next matmul's packed A (`[rows/8][cols][8]`:
 tiles of 8 rows x 1 column, each column of a tile contiguous), so that no pack follows. A
@@ -14,17 +20,23 @@ workgroup then takes one tile of 8 rows, loads 8 x 8 blocks, transposes them in 
 computes column by column, one row per vector lane: the max, sum and quotient of each row are a
 lane of a vector, and every store is a whole vector.
 
-Results match the decomposition's to rounding: the same operations per element; only the order
-of the sum's additions differs, as in any vectorized sum (IREE reassociates its own too).
+Results match the decomposition's to rounding: each exponential is within 1 ulp, the quotient a
+product with the reciprocal (within an ulp of the division), and the sum's additions are in
+another order, as in any vectorized sum (IREE reassociates its own too).
 """
 
 import re
 from dataclasses import dataclass
 
+from strata import vector_exp
 from strata.conv_kernel import executable_text, layout
+from strata.streaming_store import store as store_text
+from strata.streaming_store import streams
 
 ROWS = 8  # rows per workgroup
 LANES = 8  # f32 per AVX2 vector; a row is whole vectors
+MAX_CHAINS = 4  # independent running maxima along a row
+SCRATCH_COLS = 4096  # the longest row whose exponentials the stack holds (16 KiB)
 SYMBOL_PREFIX = "strata_kernel_softmax_"
 _SYMBOL = re.compile(SYMBOL_PREFIX + r"r(\d+)_c(\d+)(_safe)?(_t8)?$")
 
@@ -80,12 +92,12 @@ class Softmax:
         for j in range(LANES):
             step_sum += [
                 f"{inner}%d{j} = arith.subf %col{j}, %max : {v8}",
-                f"{inner}%e{j} = math.exp %d{j} : {v8}",
+                *(inner + line for line in vector_exp.exp(f"%d{j}", f"%e{j}", str(j))),
                 f"{inner}%cj{j} = arith.addi %c, %k{j} : index",
                 f"{inner}vector.store %e{j}, %output[%tile, %cj{j}, %c0] : {y_type}, {v8}",
                 f"{inner}%s{j + 1} = arith.addf %s{j}, %e{j} : {v8}",
             ]
-        quotient = [f"{inner}%e = vector.load %output[%tile, %c, %c0] : {y_type}, {v8}", f"{inner}%y = arith.divf %e, %sum : {v8}"]
+        quotient = [f"{inner}%e = vector.load %output[%tile, %c, %c0] : {y_type}, {v8}", f"{inner}%y = arith.mulf %e, %inverse : {v8}"]
         if self.safe:  # lanes whose max is -inf: rows of only -inf (a NaN makes the max NaN)
             quotient += [f"{inner}%y_safe = arith.select %all_masked, %zeros, %y : vector<{LANES}xi1>, {v8}"]
         body = [
@@ -97,6 +109,8 @@ class Softmax:
             "%minus_inf = arith.constant 0xFF800000 : f32",
             f"%lowest = vector.broadcast %minus_inf : f32 to {v8}",
             f"%zeros = arith.constant dense<0.0> : {v8}",
+            f"%ones = arith.constant dense<1.0> : {v8}",
+            *vector_exp.constants(),
             f"%input = hal.interface.binding.subspan layout({layout(2)}) binding(0) alignment(64) offset(%c0) flags(ReadOnly) : {x_type}",
             f"%output = hal.interface.binding.subspan layout({layout(2)}) binding(1) alignment(64) offset(%c0) : {y_type}",
             "%tile = hal.interface.workgroup.id[0] : index",
@@ -119,6 +133,7 @@ class Softmax:
             *step_sum,
             f"{inner}scf.yield %s{LANES} : {v8}",
             f"{outer}}}",
+            f"{outer}%inverse = arith.divf %ones, %sum : {v8}",
             f"{outer}scf.for %c = %c0 to %cols step %c1 {{",
             *quotient,
             f"{inner}vector.store %y{'_safe' if self.safe else ''}, %output[%tile, %c, %c0] : {y_type}, {v8}",
@@ -127,57 +142,104 @@ class Softmax:
         ]
         return executable_text(self.symbol, target, 2, (self.rows // LANES, 1, 1), "\n".join(text))
 
+    @property
+    def streaming(self) -> bool:
+        """Whether the result goes to memory with non-temporal stores (see the module docstring)."""
+        return streams(self.rows * self.cols * 4) and self.cols <= SCRATCH_COLS
+
     def _rows(self, target: str) -> str:
         memref = f"memref<{self.rows}x{self.cols}xf32>"
         v8 = f"vector<{LANES}xf32>"
+        wide = LANES * MAX_CHAINS
+        wide_end = self.cols - self.cols % wide
+        # exp(x - max) in a row on the stack when the result is streamed out, else in the
+        # result's row, the quotient then computed in place.
+        exps, exps_type, at = ("%scratch", f"memref<{self.cols}xf32>", "[%c]") if self.streaming else ("%output", memref, "[%r, %c]")
+
+        def store(value: str) -> str:
+            return store_text(value, "%output", ["%r", "%c"], memref, v8, self.streaming)
+
+        chains = ", ".join(f"%m{i} = %lowest" for i in range(MAX_CHAINS))
+        chain_types = ", ".join([v8] * MAX_CHAINS)
+        loads = "\n".join(
+            f"""            %at{i} = arith.addi %c, %k{i * LANES} : index
+            %v{i} = vector.load %input[%r, %at{i}] : {memref}, {v8}
+            %n{i} = arith.maximumf %m{i}, %v{i} : {v8}"""
+            for i in range(MAX_CHAINS)
+        )
+        maxima = f"""          %maxes:{MAX_CHAINS} = scf.for %c = %c0 to %wide_end step %wide iter_args({chains}) -> ({chain_types}) {{
+{loads}
+            scf.yield {", ".join(f"%n{i}" for i in range(MAX_CHAINS))} : {chain_types}
+          }}"""
+        first = "%maxes#0"
+        if wide_end < self.cols:  # the columns after the last whole step, into the first chain
+            maxima += f"""
+          %tail = scf.for %c = %wide_end to %cols step %lanes iter_args(%m = %maxes#0) -> ({v8}) {{
+            %v = vector.load %input[%r, %c] : {memref}, {v8}
+            %n = arith.maximumf %m, %v : {v8}
+            scf.yield %n : {v8}
+          }}"""
+            first = "%tail"
+        maxima += f"""
+          %max01 = arith.maximumf {first}, %maxes#1 : {v8}
+          %max23 = arith.maximumf %maxes#2, %maxes#3 : {v8}
+          %maxes_all = arith.maximumf %max01, %max23 : {v8}
+          %max = vector.reduction <maximumf>, %maxes_all : {v8} into f32"""
+        exponential = "\n".join("              " + line for line in vector_exp.exp("%d", "%e", ""))
         softmax = f"""            %maxv = vector.broadcast %max : f32 to {v8}
             %sums = scf.for %c = %c0 to %cols step %lanes iter_args(%acc = %zeros) -> ({v8}) {{
               %v = vector.load %input[%r, %c] : {memref}, {v8}
               %d = arith.subf %v, %maxv : {v8}
-              %e = math.exp %d : {v8}
-              vector.store %e, %output[%r, %c] : {memref}, {v8}
+{exponential}
+              vector.store %e, {exps}{at} : {exps_type}, {v8}
               %a = arith.addf %acc, %e : {v8}
               scf.yield %a : {v8}
             }}
             %sum = vector.reduction <add>, %sums : {v8} into f32
-            %sumv = vector.broadcast %sum : f32 to {v8}
+            %inverse = arith.divf %one, %sum : f32
+            %inversev = vector.broadcast %inverse : f32 to {v8}
             scf.for %c = %c0 to %cols step %lanes {{
-              %e = vector.load %output[%r, %c] : {memref}, {v8}
-              %y = arith.divf %e, %sumv : {v8}
-              vector.store %y, %output[%r, %c] : {memref}, {v8}
+              %e = vector.load {exps}{at} : {exps_type}, {v8}
+              %y = arith.mulf %e, %inversev : {v8}
+              {store("%y")}
             }}"""
         if self.safe:  # max == -inf: the row is all -inf (a NaN would make the max NaN)
             indented = "\n".join("  " + line for line in softmax.splitlines())
             softmax = f"""            %all_masked = arith.cmpf oeq, %max, %minus_inf : f32
             scf.if %all_masked {{
               scf.for %c = %c0 to %cols step %lanes {{
-                vector.store %zeros, %output[%r, %c] : {memref}, {v8}
+                {store("%zeros")}
               }}
             }} else {{
 {indented}
             }}"""
+        scratch = (f'        %scratch = "memref.alloca"() <{{alignment = 64 : i64, operandSegmentSizes = array<i32: 0, 0>}}> : () -> memref<{self.cols}xf32>\n'
+                   if self.streaming else "")
+        offsets = "\n".join(f"        %k{i * LANES} = arith.constant {i * LANES} : index" for i in range(1, MAX_CHAINS))
+        exp_constants = "\n".join("        " + line for line in vector_exp.constants())
         body = f"""        %c0 = arith.constant 0 : index
+        %k0 = arith.constant 0 : index
+{offsets}
         %c1 = arith.constant 1 : index
         %lanes = arith.constant {LANES} : index
+        %wide = arith.constant {wide} : index
+        %wide_end = arith.constant {wide_end} : index
         %rows = arith.constant {self.rows} : index
         %cols = arith.constant {self.cols} : index
         %per_workgroup = arith.constant {ROWS} : index
+        %one = arith.constant 1.0 : f32
         %minus_inf = arith.constant 0xFF800000 : f32
         %lowest = vector.broadcast %minus_inf : f32 to {v8}
         %zeros = arith.constant dense<0.0> : {v8}
+{exp_constants}
         %input = hal.interface.binding.subspan layout({layout(2)}) binding(0) alignment(64) offset(%c0) flags(ReadOnly) : {memref}
         %output = hal.interface.binding.subspan layout({layout(2)}) binding(1) alignment(64) offset(%c0) : {memref}
-        %workgroup = hal.interface.workgroup.id[0] : index
+{scratch}        %workgroup = hal.interface.workgroup.id[0] : index
         %first = arith.muli %workgroup, %per_workgroup : index
         %next = arith.addi %first, %per_workgroup : index
         %end = arith.minui %next, %rows : index
         scf.for %r = %first to %end step %c1 {{
-          %maxes = scf.for %c = %c0 to %cols step %lanes iter_args(%acc = %lowest) -> ({v8}) {{
-            %v = vector.load %input[%r, %c] : {memref}, {v8}
-            %m = arith.maximumf %acc, %v : {v8}
-            scf.yield %m : {v8}
-          }}
-          %max = vector.reduction <maximumf>, %maxes : {v8} into f32
+{maxima}
 {softmax}
         }}
         return"""

@@ -5,6 +5,7 @@ tuned default (softmax-kernel) taking the softmax of attention under a run-time 
 strata's attention kernel leaves), and a softmax alone, through `strata.compile`."""
 
 import numpy as np
+import pytest
 import torch
 from torch import nn
 
@@ -103,3 +104,51 @@ def test_llvm_cpu_default_takes_a_softmax_alone(avx2_host):
     (result,) = compiled.run_numpy(*[a.numpy() for a in args])
     with torch.no_grad():
         np.testing.assert_allclose(result, model(*args).numpy(), rtol=1e-6, atol=1e-6)
+
+
+def _compile_kernel_call(kernel):
+    """A module whose `main` is one call of `kernel` (a `Softmax` in rows), compiled for the host."""
+    matrix = f"tensor<{kernel.rows}x{kernel.cols}xf32>"
+    text = f"""func.func @main(%x: {matrix}) -> {matrix} {{
+  %y = func.call @{kernel.symbol}(%x) : ({matrix}) -> {matrix}
+  return %y : {matrix}
+}}
+func.func private @{kernel.symbol}({matrix}) -> {matrix}"""
+    return LoadedModule(compile_ir(text, CompileOptions(), input_type="auto"), "local-task").function("main")
+
+
+@pytest.mark.parametrize("rows", [64, 16384])  # 16 KiB and 4 MiB of results: the second streamed
+def test_exponentials_are_within_an_ulp(avx2_host, rows):
+    """Rows of a 0 and 63 values from -87.3 to -25: the sum is 1 in f32, so each result is its
+    exponential, which strata's `vector_exp` computes within 1 ulp (float64 reference)."""
+    from strata.softmax_kernel import Softmax as Kernel
+
+    kernel = Kernel(rows, 64)
+    assert kernel.streaming == (rows == 16384)
+    x = np.zeros((rows, 64), np.float32)
+    x[:, 1:] = np.linspace(-87.3, -25.0, rows * 63, dtype=np.float32).reshape(rows, 63)
+    (result,) = _compile_kernel_call(kernel)(x)
+    wide = x.astype(np.float64)
+    expected = np.exp(wide) / np.exp(wide).sum(axis=1, keepdims=True)
+    ulps = np.abs(result - expected) / np.spacing(expected.astype(np.float32))
+    assert ulps.max() <= 1.01, f"{ulps.max():.2f} ulp at x = {x.flat[ulps.argmax()]}"
+
+
+def test_safe_streamed_rows(avx2_host):
+    """The safe softmax streaming its results: a row of only -inf gives zeros, -inf gives 0 and
+    a NaN a row of NaN."""
+    from strata.softmax_kernel import Softmax as Kernel
+
+    kernel = Kernel(16384, 72, safe=True)
+    assert kernel.streaming
+    rng = np.random.default_rng(0)
+    x = (rng.standard_normal((16384, 72)) * 10).astype(np.float32)
+    x[5, :] = -np.inf
+    x[7, 3] = -np.inf
+    x[9, 70] = np.nan
+    (result,) = _compile_kernel_call(kernel)(x)
+    expected = torch.softmax(torch.from_numpy(x), dim=-1).numpy()
+    expected[5, :] = 0.0
+    assert result[7, 3] == 0.0 and np.isnan(result[9]).all()
+    np.testing.assert_array_equal(np.isnan(result), np.isnan(expected))
+    np.testing.assert_allclose(np.nan_to_num(result), np.nan_to_num(expected), rtol=1e-6, atol=1e-7)
