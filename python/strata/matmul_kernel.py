@@ -94,6 +94,15 @@ class MatmulKernel:
         """The largest divisor of the panel count that is at most MAX_PANELS."""
         return max(d for d in range(1, MAX_PANELS + 1) if self.panels % d == 0)
 
+    @property
+    def tail_panels(self) -> int:
+        """Panels the rows past the last multiple of six take at once: enough for eight
+        accumulators (2 rows x 2 panels, 1 row x 4), so that FMAs do not wait on their latency,
+        and a divisor of the workgroup's panels."""
+        rows = self.m % ROWS
+        wanted = -(-8 // (2 * rows)) if rows else 1
+        return max(w for w in range(1, wanted + 1) if self.panels_per_workgroup % w == 0)
+
     def operands(self) -> list[tuple[str, str]]:
         """(binding name, tensor type) of each operand, then of the result."""
         matrix = f"tensor<{self.m}x{self.n}xf32>"
@@ -135,15 +144,18 @@ class _Writer:
         self.emit(indent, f"{value} = {text}")
         return value
 
-    def tile(self, indent: int, m0: str, rows: int) -> None:
-        """C[m0 : m0 + rows][%col0 : %col0 + 16] over k in [%kb, %kend), from zero in the first
-        K-block (%first) and from C's values in the others."""
+    def tile(self, indent: int, m0: str, rows: int, panels: int = 1) -> None:
+        """C[m0 : m0 + rows][%col0 : %col0 + 16 * panels] over k in [%kb, %kend), from zero in the
+        first K-block (%first) and from C's values in the others: `rows` x `2 * panels`
+        accumulators."""
         v8 = f"vector<{_LANES}xf32>"
-        count = rows * 2
+        vectors = 2 * panels
+        count = rows * vectors
         types = ", ".join([v8] * count)
         row_index = [self.op(indent, f"arith.addi {m0}, %k{r} : index") for r in range(rows)]
-        high = self.op(indent, "arith.addi %col0, %k8 : index")
-        columns = ["%col0", high]
+        panel_index = ["%p"] + [self.op(indent, f"arith.addi %p, %k{w} : index") for w in range(1, panels)]
+        offsets = [self.op(indent, f"arith.constant {_LANES * v} : index") for v in range(1, vectors)]
+        columns = ["%col0"] + [self.op(indent, f"arith.addi %col0, {offset} : index") for offset in offsets]
         init = self.name("init")
         self.emit(indent, f"{init}:{count} = scf.if %first -> ({types}) {{")
         self.emit(indent + 2, f"scf.yield {', '.join(['%zero'] * count)} : {types}")
@@ -151,7 +163,7 @@ class _Writer:
         loaded = [self.op(indent + 2, f"vector.load %c[{row}, {col}] : {self.c_type}, {v8}") for row in row_index for col in columns]
         self.emit(indent + 2, f"scf.yield {', '.join(loaded)} : {types}")
         self.emit(indent, "}")
-        accs = [self.name("acc") for _ in range(count)]  # [row][half]
+        accs = [self.name("acc") for _ in range(count)]  # [row][vector]
         result = self.name("tile")
         iter_args = ", ".join(f"{acc} = {init}#{i}" for i, acc in enumerate(accs))
         self.emit(indent, f"{result}:{count} = scf.for %kk = %kb to %kend step %unroll iter_args({iter_args}) -> ({types}) {{")
@@ -160,14 +172,16 @@ class _Writer:
         for u in range(UNROLL):
             k = self.op(body, f"arith.addi %kk, %k{u} : index")
             ahead = self.op(body, f"arith.addi {k}, %prefetch : index")
-            self.emit(body, f"memref.prefetch %b[%p, {ahead}, %c0], read, locality<3>, data : {self.b_type}")
-            b = [self.op(body, f"vector.load %b[%p, {k}, {offset}] : {self.b_type}, {v8}") for offset in ("%c0", "%k8")]
+            b = []
+            for panel in panel_index:
+                self.emit(body, f"memref.prefetch %b[{panel}, {ahead}, %c0], read, locality<3>, data : {self.b_type}")
+                b += [self.op(body, f"vector.load %b[{panel}, {k}, {offset}] : {self.b_type}, {v8}") for offset in ("%c0", "%k8")]
             for r in range(rows):
                 a = self.op(body, f"memref.load %a[{row_index[r]}, {k}] : {self.a_type}")
                 broadcast = self.op(body, f"vector.broadcast {a} : f32 to {v8}")
-                for half in range(2):
-                    i = 2 * r + half
-                    current[i] = self.op(body, f"vector.fma {broadcast}, {b[half]}, {current[i]} : {v8}")
+                for v in range(vectors):
+                    i = vectors * r + v
+                    current[i] = self.op(body, f"vector.fma {broadcast}, {b[v]}, {current[i]} : {v8}")
         self.emit(body, f"scf.yield {', '.join(current)} : {types}")
         self.emit(indent, "}")
         kernel = self.kernel
@@ -225,13 +239,14 @@ class _Writer:
         `epilogue(value, row, column)`."""
         v8 = f"vector<{_LANES}xf32>"
         for r, row in enumerate(row_index):
-            for half, column in enumerate(columns):
-                value = epilogue(f"{result}#{2 * r + half}", row, column)
+            for v, column in enumerate(columns):
+                value = epilogue(f"{result}#{len(columns) * r + v}", row, column)
                 self.emit(indent, f"vector.store {value}, %c[{row}, {column}] : {self.c_type}, {v8}")
 
-    def panel_loop(self, indent: int, body) -> None:
-        """`body(indent)` for each panel %p of the workgroup, its first column %col0."""
-        self.emit(indent, "scf.for %pi = %c0 to %panels step %c1 {")
+    def panel_loop(self, indent: int, body, step: int = 1) -> None:
+        """`body(indent)` for each panel %p of the workgroup (every `step`-th), its first column
+        %col0."""
+        self.emit(indent, f"scf.for %pi = %c0 to %panels step %k{step} {{")
         self.emit(indent + 2, "%p = arith.addi %p0, %pi : index")
         self.emit(indent + 2, f"%col0 = arith.muli %p, %k{COLUMNS} : index")
         body(indent + 2)
@@ -288,7 +303,8 @@ class _Writer:
             self.emit(12, "}")
         if rest:
             self.emit(12, "scf.if %in_last_block {")
-            self.panel_loop(14, lambda indent: self.tile(indent, "%full_rows", rest))
+            wide = self.kernel.tail_panels
+            self.panel_loop(14, lambda indent: self.tile(indent, "%full_rows", rest, wide), wide)
             self.emit(12, "}")
         self.emit(10, "}")
         self.emit(10, "return")

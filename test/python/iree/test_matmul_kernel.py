@@ -24,22 +24,25 @@ class Matmuls(nn.Module):
     panels: IREE's); ReLU(linear + r * 2), r * 2 computed after the matmul, and a linear layer on
     x with a leading unit dimension plus a residual of that shape, both added in the epilogue;
     one row of x times y and through the linear layer (a matrix-vector product: K's two halves
-    at once)."""
+    at once); 272 and 271 rows times 64 columns and a linear layer of 64 outputs on 272 rows
+    (four panels: the last two rows take two panels at once, the last one row four)."""
 
     def __init__(self):
         super().__init__()
         self.linear = nn.Linear(600, 160)
         self.linear2 = nn.Linear(600, 32)
         self.linear3 = nn.Linear(600, 32)
+        self.linear4 = nn.Linear(600, 64)
 
-    def forward(self, x, y, z, r):
+    def forward(self, x, y, z, r, w):
         relu = torch.relu(self.linear2(x) + r * 2.0)
-        return x @ y, self.linear(x), x @ z, relu, self.linear3(x[None]) + r[None], x[:1] @ y, self.linear(x[:1])
+        tails = x[:272] @ w, x[:271] @ w, self.linear4(x[:272])
+        return x @ y, self.linear(x), x @ z, relu, self.linear3(x[None]) + r[None], x[:1] @ y, self.linear(x[:1]), *tails
 
 
 def _inputs():
     torch.manual_seed(0)
-    return torch.randn(275, 600), torch.randn(600, 48), torch.randn(600, 40), torch.randn(275, 32)
+    return torch.randn(275, 600), torch.randn(600, 48), torch.randn(600, 40), torch.randn(275, 32), torch.randn(600, 64)
 
 
 def test_kernel_matches_eager(avx2_host):
@@ -55,6 +58,10 @@ def test_kernel_matches_eager(avx2_host):
     assert "call @strata_kernel_matmul6x16_m1_k600_n160_bias(" in text
     # One row: B read as two streams, K's halves [0, 300) and [300, 600) at once.
     assert "%k_half = arith.constant 300 : index" in MatmulKernel(1, 600, 48).executable("#target")
+    assert "call @strata_kernel_matmul6x16_m272_k600_n64(" in text
+    assert "call @strata_kernel_matmul6x16_m271_k600_n64(" in text
+    assert "call @strata_kernel_matmul6x16_m272_k600_n64_bias(" in text
+    assert (MatmulKernel(272, 600, 64).tail_panels, MatmulKernel(271, 600, 64).tail_panels) == (2, 4)
     assert text.count("linalg.matmul") == 1  # the 40 columns
     results = LoadedModule(compile_ir(text, CompileOptions(), input_type="auto"), "local-task").function("main")(*[a.numpy() for a in args])
     with torch.no_grad():
