@@ -180,11 +180,10 @@ class Softmax:
             scf.yield %n : {v8}
           }}"""
             first = "%tail"
-        maxima += f"""
-          %max01 = arith.maximumf {first}, %maxes#1 : {v8}
-          %max23 = arith.maximumf %maxes#2, %maxes#3 : {v8}
-          %maxes_all = arith.maximumf %max01, %max23 : {v8}
-          %max = vector.reduction <maximumf>, %maxes_all : {v8} into f32"""
+        for i in range(1, MAX_CHAINS):
+            maxima += f"\n          %max_of{i} = arith.maximumf {first}, %maxes#{i} : {v8}"
+            first = f"%max_of{i}"
+        maxima += f"\n          %max = vector.reduction <maximumf>, {first} : {v8} into f32"
         exponential = "\n".join("              " + line for line in vector_exp.exp("%d", "%e", ""))
         softmax = f"""            %maxv = vector.broadcast %max : f32 to {v8}
             %sums = scf.for %c = %c0 to %cols step %lanes iter_args(%acc = %zeros) -> ({v8}) {{
