@@ -17,6 +17,14 @@ it gets `strata.direct_conv`'s kernel: a call of `PixelTileConv.symbol` in the l
 becomes an executable and a `flow.dispatch` in what IREE compiles (`strata.kernel_calls`).
 On ResNet-18 (112x112, batch 1) it took the convolutions the row kernel leaves (the stem, rows
 of 14, 7 and 4 pixels, the downsampling): 0.785 and 0.792x the time per call.
+
+A workgroup's first tile reads its group's weights from memory (ResNet-18's last stage: 295 KB a
+group, 9.4 MB a convolution, more than the L3 holds across a call), at the speed of one stream's
+misses in flight. Where a group's weights are `TWO_STREAMS_BYTES` or more, the loop walks the two
+halves of the input channels at once, into the same accumulators: two streams, more of the
+weights in flight. Per dispatch on ResNet-18, one thread (minimum of ~300 calls): the 512-channel
+3x3 convolutions 1654-1658 -> 1360-1394 us, the 256-channel one 880-897 -> 732-763 us; those
+with 64 and 128 channels (72 KiB and less a group) gained nothing. Four streams were slower.
 """
 
 import re
@@ -28,6 +36,8 @@ PIXELS = 6
 CHANNELS = 16
 # Pixel tiles per workgroup: a group's weights stay in cache while 8 tiles (48 pixels) pass.
 TILES_PER_WORKGROUP = 8
+# A group's weights from this size on are read as two streams (the module docstring).
+TWO_STREAMS_BYTES = 128 << 10
 
 SYMBOL_PREFIX = "strata_kernel_conv6p16c_"
 _SYMBOL = re.compile(SYMBOL_PREFIX + r"n(\d+)_c(\d+)_h(\d+)_w(\d+)_f(\d+)_k(\d+)x(\d+)_s(\d+)x(\d+)_d(\d+)x(\d+)$")
@@ -62,6 +72,12 @@ class PixelTileConv(ConvKernel):
         return (f"{SYMBOL_PREFIX}n{self.n}_c{self.c}_h{self.hp}_w{self.wp}_f{self.f}_k{self.kh}x{self.kw}"
                 f"_s{self.sh}x{self.sw}_d{self.dh}x{self.dw}")
 
+    @property
+    def weight_streams(self) -> int:
+        """Parts of the input channels a tile's loop walks at once (see the module docstring)."""
+        group_bytes = self.c * self.kh * self.kw * CHANNELS * 4
+        return 2 if group_bytes >= TWO_STREAMS_BYTES and self.c % 2 == 0 else 1
+
     def executable(self, target: str) -> str:
         """The `hal.executable` computing this convolution and its epilogue for `target` (AVX2
         and FMA)."""
@@ -90,7 +106,6 @@ class PixelTileConv(ConvKernel):
                             *(kw * self.dw for kw in range(self.kw))})
         for value in constants:
             emit(10, f"%c{value} = arith.constant {value} : index")
-        emit(10, f"%channels = arith.constant {self.c} : index")
         emit(10, "%zero = arith.constant dense<0.0> : vector<8xf32>")
         emit(10, "%zero_f32 = arith.constant 0.0 : f32")
         for line in self.bindings():
@@ -120,29 +135,37 @@ class PixelTileConv(ConvKernel):
         result = name("tile")
         types = ", ".join([v8] * len(accs))
         iter_args = ", ".join(f"{a} = %zero" for a in accs)
-        emit(14, f"{result}:{len(accs)} = scf.for %ci = %c0 to %channels step %c1 iter_args({iter_args}) -> ({types}) {{")
+        streams = self.weight_streams
+        emit(14, f"%stream_channels = arith.constant {self.c // streams} : index")
+        emit(14, f"{result}:{len(accs)} = scf.for %c_first = %c0 to %stream_channels step %c1 iter_args({iter_args}) -> ({types}) {{")
         current = accs
-        for kh in range(self.kh):
-            rows = []
-            for _, _, _, ih, _ in at:
-                row = name("row")
-                emit(16, f"{row} = arith.addi {ih}, %c{kh * self.dh} : index")
-                rows.append(row)
-            for kw in range(self.kw):
-                w0, w1 = name("w"), name("w")
-                emit(16, f"{w0} = vector.load %weights[%group, %ci, %c{kh}, %c{kw}, %c0] : {w_type}, {v8}")
-                emit(16, f"{w1} = vector.load %weights[%group, %ci, %c{kh}, %c{kw}, %c8] : {w_type}, {v8}")
-                following = []
-                for i, (_, _, _, _, iw) in enumerate(at):
-                    col, x, xb = name("col"), name("x"), name("xb")
-                    emit(16, f"{col} = arith.addi {iw}, %c{kw * self.dw} : index")
-                    emit(16, f"{x} = memref.load %input[%n, %ci, {rows[i]}, {col}] : {x_type}")
-                    emit(16, f"{xb} = vector.broadcast {x} : f32 to {v8}")
-                    for v, w in enumerate((w0, w1)):
-                        acc = name("fma")
-                        emit(16, f"{acc} = vector.fma {xb}, {w}, {current[2 * i + v]} : {v8}")
-                        following.append(acc)
-                current = following
+        for stream in range(streams):  # channel c_first of each stream, into the same accumulators
+            ci = "%c_first"
+            if stream:
+                offset, ci = name("offset"), name("ci")
+                emit(16, f"{offset} = arith.constant {stream * self.c // streams} : index")
+                emit(16, f"{ci} = arith.addi %c_first, {offset} : index")
+            for kh in range(self.kh):
+                rows = []
+                for _, _, _, ih, _ in at:
+                    row = name("row")
+                    emit(16, f"{row} = arith.addi {ih}, %c{kh * self.dh} : index")
+                    rows.append(row)
+                for kw in range(self.kw):
+                    w0, w1 = name("w"), name("w")
+                    emit(16, f"{w0} = vector.load %weights[%group, {ci}, %c{kh}, %c{kw}, %c0] : {w_type}, {v8}")
+                    emit(16, f"{w1} = vector.load %weights[%group, {ci}, %c{kh}, %c{kw}, %c8] : {w_type}, {v8}")
+                    following = []
+                    for i, (_, _, _, _, iw) in enumerate(at):
+                        col, x, xb = name("col"), name("x"), name("xb")
+                        emit(16, f"{col} = arith.addi {iw}, %c{kw * self.dw} : index")
+                        emit(16, f"{x} = memref.load %input[%n, {ci}, {rows[i]}, {col}] : {x_type}")
+                        emit(16, f"{xb} = vector.broadcast {x} : f32 to {v8}")
+                        for v, w in enumerate((w0, w1)):
+                            acc = name("fma")
+                            emit(16, f"{acc} = vector.fma {xb}, {w}, {current[2 * i + v]} : {v8}")
+                            following.append(acc)
+                    current = following
         emit(16, f"scf.yield {', '.join(current)} : {types}")
         emit(14, "}")
         if self.affine:  # 16 channels' scale and shift, two vectors each

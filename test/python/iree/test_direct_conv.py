@@ -91,6 +91,29 @@ def test_pixel_tile_convolutions_match_eager(avx2_host, batch):
     assert_matches_eager(results, model, args)
 
 
+class WideInput(nn.Module):
+    """256 input channels, 3x3 at stride 2 (ResNet-18's third downsampling; 144 KiB of weights a
+    group of 16 outputs): the pixel-tile kernel walks the two halves of the channels at once
+    (two weight streams)."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(256, 32, 3, stride=2, padding=1)
+
+    def forward(self, x):
+        return torch.relu(self.conv(x))
+
+
+def test_two_weight_streams_match_eager(avx2_host):
+    torch.manual_seed(0)
+    model, args = WideInput().eval(), (torch.randn(1, 256, 9, 9),)
+    linalg, results = linalg_and_run(model, args)
+    (symbol,) = {line.split("@")[1].split("(")[0] for line in linalg.splitlines() if "call @strata_kernel_conv6p16c_" in line}
+    assert PixelTileConv.from_symbol(symbol).weight_streams == 2
+    assert PixelTileConv(n=1, c=128, hp=9, wp=9, f=32, kh=3, kw=3).weight_streams == 1
+    assert_matches_eager(results, model, args)
+
+
 class Epilogues(nn.Module):
     """Convolution, batch norm and ReLU, and the same with a residual added (either side of the
     addition), through both kernels: the row kernel on rows of 21 pixels (16, then 5 masked)
