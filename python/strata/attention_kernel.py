@@ -31,7 +31,7 @@ decomposition's to rounding (the scale is applied once to q, the sums are in ano
 import re
 from dataclasses import dataclass
 
-from strata.conv_kernel import executable_text, layout
+from strata.conv_kernel import executable_text, layout, stack_buffer
 
 LANES = 8  # f32 per AVX2 vector
 GROUP = 4  # queries whose rows of the result a step of p v accumulates
@@ -210,7 +210,7 @@ class _Writer:
         self.emit(body, "%batch = hal.interface.workgroup.id[2] : index")
         self.emit(body, f"%first = arith.muli %block, {self.index(queries)} : index")
         for name, type_ in (("%qt", qt_type), ("%scores", scores_type)):  # alignment is a property
-            self.emit(body, f'{name} = "memref.alloca"() <{{alignment = 64 : i64, operandSegmentSizes = array<i32: 0, 0>}}> : () -> {type_}')
+            self.emit(body, f"{name} = {stack_buffer(type_)}")
         self.index(0), self.index(1)
 
         # 1. q^T of the block's queries, scaled: row e holds element e of each query.

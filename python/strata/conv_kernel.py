@@ -48,6 +48,13 @@ def layout(bindings: int) -> str:
     return f"#hal.pipeline.layout<bindings = [{read}#hal.pipeline.binding<storage_buffer>]>"
 
 
+def stack_buffer(memref_type: str) -> str:
+    """The op allocating a 64-byte aligned `memref_type` on a kernel's stack (IREE allows a
+    dispatch 32 KiB), in generic form: `memref.alloca`'s custom syntax cannot spell the inherent
+    `alignment`."""
+    return f'"memref.alloca"() <{{alignment = 64 : i64, operandSegmentSizes = array<i32: 0, 0>}}> : () -> {memref_type}'
+
+
 @dataclass(frozen=True)
 class ConvKernel:
     """An f32 convolution of a padded input [n][c][hp][wp] by a filter [f][c][kh][kw], and its

@@ -29,7 +29,7 @@ import re
 from dataclasses import dataclass
 
 from strata import vector_exp
-from strata.conv_kernel import executable_text, layout
+from strata.conv_kernel import executable_text, layout, stack_buffer
 from strata.streaming_store import store as store_text
 from strata.streaming_store import streams
 
@@ -212,8 +212,7 @@ class Softmax:
             }} else {{
 {indented}
             }}"""
-        scratch = (f'        %scratch = "memref.alloca"() <{{alignment = 64 : i64, operandSegmentSizes = array<i32: 0, 0>}}> : () -> memref<{self.cols}xf32>\n'
-                   if self.streaming else "")
+        scratch = f"        %scratch = {stack_buffer(f'memref<{self.cols}xf32>')}\n" if self.streaming else ""
         offsets = "\n".join(f"        %k{i * LANES} = arith.constant {i * LANES} : index" for i in range(1, MAX_CHAINS))
         exp_constants = "\n".join("        " + line for line in vector_exp.constants())
         body = f"""        %c0 = arith.constant 0 : index
