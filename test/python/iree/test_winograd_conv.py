@@ -2,8 +2,9 @@
 strata-data-tile-conv hands 3x3 stride-1 convolutions of 16 or more input channels under the
 llvm-cpu defaults, with the epilogues strata-fuse-conv-epilogue folds into them.
 
-The numerics go through every part: tile rows of 11 tiles (a group of 8 in the input transform
-and a rest of 3), odd output rows and columns (tiles half outside, not stored), a last register
+The numerics go through every part: both layouts of the transformed input (`tiles_last`): tile
+rows of 11 tiles, grouped (a group of 8 in the input transform and a rest of 3), and of 19, 18
+and 16 tiles, tiles last (the row's last 8 tiles overlapping the group before, or not), odd output rows and columns (tiles half outside, not stored), a last register
 tile with 1 of 6 tiles (the others never stored), batch norm and ReLU, a residual, a 2x2 max pool
 (odd rows and columns floored), 32 output channels (two groups of 16), batches. Host flags
 patched as in test_direct_conv.py.
@@ -15,7 +16,7 @@ from torch import nn
 
 from compiled_vs_eager import assert_matches_eager, linalg_and_run
 from strata.kernel_calls import kernel_of
-from strata.winograd_conv import WinogradConv, WinogradInput, transformed_type
+from strata.winograd_conv import WinogradConv, WinogradInput, tiles_last, transformed_type
 
 
 class Winograd(nn.Module):
@@ -41,11 +42,13 @@ class Winograd(nn.Module):
         return b, self.pool(self.c(b))
 
 
-@pytest.mark.parametrize("batch", [1, 2])
-def test_winograd_matches_eager(avx2_host, batch):
+@pytest.mark.parametrize("batch, height, width", [(1, 9, 21), (2, 9, 21), (1, 5, 37), (2, 6, 32)])
+def test_winograd_matches_eager(avx2_host, batch, height, width):
     torch.manual_seed(0)
-    model, args = Winograd().eval(), (torch.randn(batch, 3, 9, 21),)
+    model, args = Winograd().eval(), (torch.randn(batch, 3, height, width),)
     linalg, results = linalg_and_run(model, args)
+    th, tw = -(-height // 2), -(-width // 2)  # the first two convolutions' tiles
+    assert tiles_last(tw) == (width > 21) and transformed_type(batch, 16, th, tw) in linalg
     calls = [line for line in linalg.splitlines() if "call @strata_kernel_winograd2x2_" in line]
     assert len(calls) == 3 and linalg.count("call @strata_kernel_winograd_in_") == 3
     assert "_affine_relu(" in calls[0] and "_residual_relu(" in calls[1] and "_affine_pool2(" in calls[2]
@@ -61,12 +64,13 @@ def test_symbols_name_the_shapes():
     fused = conv.with_epilogue(affine=True, residual=False, relu=True, pool2=True)
     assert kernel_of(fused.symbol) == fused
     assert fused.types() == (
-        transformed_type(1, 64, 196),
+        transformed_type(1, 64, 14, 14),
         "tensor<16x4x64x16xf32>",
         "tensor<64xf32>",
         "tensor<64xf32>",
         "tensor<1x64x14x14xf32>",
     )
-    assert transformed_type(1, 64, 196) == "tensor<1x16x33x64x6xf32>"
+    assert transformed_type(1, 64, 14, 14) == "tensor<1x16x33x64x6xf32>"  # grouped
+    assert transformed_type(1, 32, 28, 28) == "tensor<1x16x32x792xf32>"  # tiles last: 131 register tiles
     transform = WinogradInput(n=1, c=64, hp=30, wp=34, th=14, tw=14)
     assert kernel_of(transform.symbol) == transform and transform.channels_per_workgroup == 16
