@@ -428,11 +428,20 @@ class WinogradConv(ConvKernel):
         """Stores the max of the tile's four pixels (after the epilogue): one pixel of the pooled
         output, if the tile is a whole pool window (with odd rows or columns, the last is not)."""
         inner = self._guard(text, tile_row, "%pooled_rows", tile_col, "%pooled_cols", indent)
-        lanes = {key: self._lanes(text, value, channels, rows[key[0]], cols[key[1]], memrefs, inner) for key, value in pixels.items()}
-        for lane, channel in enumerate(channels):
-            top = text.op(inner, f"arith.maximumf {lanes[0, 0][lane]}, {lanes[0, 1][lane]} : f32")
-            bottom = text.op(inner, f"arith.maximumf {lanes[1, 0][lane]}, {lanes[1, 1][lane]} : f32")
-            pooled = text.op(inner, f"arith.maximumf {top}, {bottom} : f32")
-            text.emit(inner, f"memref.store {pooled}, %output[%n, {channel}, {tile_row}, {tile_col}] : {memrefs['output']}")
+        if self.residual:  # added lane by lane (NCHW: a channel's pixel is a scalar), so pooled so
+            lanes = {key: self._lanes(text, value, channels, rows[key[0]], cols[key[1]], memrefs, inner) for key, value in pixels.items()}
+            pooled = []
+            for lane in range(len(channels)):
+                top = text.op(inner, f"arith.maximumf {lanes[0, 0][lane]}, {lanes[0, 1][lane]} : f32")
+                bottom = text.op(inner, f"arith.maximumf {lanes[1, 0][lane]}, {lanes[1, 1][lane]} : f32")
+                pooled.append(text.op(inner, f"arith.maximumf {top}, {bottom} : f32"))
+        else:  # the max of the four pixels' vectors, then its 8 lanes
+            v8 = "vector<8xf32>"
+            top = text.op(inner, f"arith.maximumf {pixels[0, 0]}, {pixels[0, 1]} : {v8}")
+            bottom = text.op(inner, f"arith.maximumf {pixels[1, 0]}, {pixels[1, 1]} : {v8}")
+            window = text.op(inner, f"arith.maximumf {top}, {bottom} : {v8}")
+            pooled = [text.op(inner, f"vector.extract {window}[{lane}] : f32 from {v8}") for lane in range(len(channels))]
+        for channel, value in zip(channels, pooled):
+            text.emit(inner, f"memref.store {value}, %output[%n, {channel}, {tile_row}, {tile_col}] : {memrefs['output']}")
         if inner != indent:
             text.emit(indent, "}")
