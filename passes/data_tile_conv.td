@@ -64,7 +64,8 @@ def DataTileConv : Pass<"strata-data-tile-conv", "ModuleOp"> {
     go to strata's Winograd F(2x2, 3x3) kernels (`strata.winograd_conv`,
     2.25x fewer multiplications than the direct kernels): the input is
     padded to whole tiles and transformed by a call of
-    `@strata_kernel_winograd_in_<shapes>` into `[N][16][T/6][C][6]`, the
+    `@strata_kernel_winograd_in_<shapes>` into `[N][16][C][T]` (rows of 16
+    tiles or more) or `[N][16][T/6][C][6]`, the
     filter by a `linalg.generic` computing `G g G^T` into `[16][F/16][C][16]`
     (constant for constant weights: computed when the module loads, which
     needs IREE's `--iree-opt-const-expr-max-size-increase-threshold` above

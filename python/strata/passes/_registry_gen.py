@@ -109,7 +109,8 @@ PASSES = ({'anchor': 'builtin.module',
                  "    go to strata's Winograd F(2x2, 3x3) kernels (`strata.winograd_conv`,\n"
                  '    2.25x fewer multiplications than the direct kernels): the input is\n'
                  '    padded to whole tiles and transformed by a call of\n'
-                 '    `@strata_kernel_winograd_in_<shapes>` into `[N][16][T/6][C][6]`, the\n'
+                 '    `@strata_kernel_winograd_in_<shapes>` into `[N][16][C][T]` (rows of 16\n'
+                 '    tiles or more) or `[N][16][T/6][C][6]`, the\n'
                  '    filter by a `linalg.generic` computing `G g G^T` into `[16][F/16][C][16]`\n'
                  '    (constant for constant weights: computed when the module loads, which\n'
                  "    needs IREE's `--iree-opt-const-expr-max-size-increase-threshold` above\n"
