@@ -128,7 +128,7 @@ class WinogradInput:
 
     def executable(self, target: str) -> str:
         """Workgroups: blocks of input channels x tile rows x batch; each transforms its tile rows in groups
-        of 8 tiles (the last masked), one vector lane per tile: four rows of 18 input columns
+        of 8 tiles (the last masked in grouped V), one vector lane per tile: four rows of 18 input columns
         loaded as two pairs of vectors, split into even and odd columns (the tiles' columns 0-3),
         `B^T d B` in 32 additions, 16 vector stores (`tiles_last`; rows of 16 tiles or more, whose
         last 8 tiles repeat some of the group before) or 128 scalar stores (grouped)."""
@@ -160,7 +160,7 @@ class WinogradInput:
             v8 = "vector<8xf32>"
             col0 = text.op(indent, f"arith.muli {tw0}, %k2 : index")
             t0 = text.op(indent, f"arith.addi %row_tiles, {tw0} : index")
-            lanes = [] if wide else grouped_lanes(t0, indent)
+            lanes = [] if wide else grouped_lanes(t0, rest if masked else _LANES, indent)
             text.emit(indent, "scf.for %ci = %c_first to %c_end step %k1 {")
             indent += 2
             d = []
@@ -194,13 +194,14 @@ class WinogradInput:
                     if wide:
                         text.emit(indent, f"vector.store {transformed[j]}, %output[%n, {xi}, %ci, {t0}] : {v_type}, {v8}")
                         continue
-                    for lane, (group, in_group) in enumerate(lanes[:rest if masked else _LANES]):
+                    for lane, (group, in_group) in enumerate(lanes):
                         value = text.op(indent, f"vector.extract {transformed[j]}[{lane}] : f32 from {v8}")
                         text.emit(indent, f"memref.store {value}, %output[%n, {xi}, {group}, %ci, {in_group}] : {v_type}")
             text.emit(indent - 2, "}")
 
-        def grouped_lanes(t0: str, indent: int) -> list[tuple[str, str]]:
-            """Per lane, (register tile, tile in it) of tile `t0` + lane, in grouped V."""
+        def grouped_lanes(t0: str, count: int, indent: int) -> list[tuple[str, str]]:
+            """Per lane of the first `count`, (register tile, tile in it) of tile `t0` + lane, in
+            grouped V."""
             # Each lane's register tile and place in it, outside the loop over channels and
             # from one division: as a quotient and remainder per lane, inside that loop, they
             # cost LLVM's loop strength reduction 0.8 s per kernel (the CNN of strata-bench
@@ -208,7 +209,7 @@ class WinogradInput:
             group0 = text.op(indent, f"arith.divui {t0}, %k6 : index")
             in_group0 = text.op(indent, f"arith.remui {t0}, %k6 : index")
             lanes = []  # per lane: (register tile, tile in it) of tile t0 + lane
-            for lane in range(_LANES):
+            for lane in range(count):
                 position = text.op(indent, f"arith.addi {in_group0}, %k{lane} : index") if lane else in_group0
                 group, in_group = group0, position
                 for bound in (TILES, 2 * TILES):  # the lane is past the end of t0's register tile, or the next's
