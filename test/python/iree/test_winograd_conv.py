@@ -4,10 +4,11 @@ llvm-cpu defaults, with the epilogues strata-fuse-conv-epilogue folds into them.
 
 The numerics go through every part: both layouts of the transformed input (`tiles_last`): tile
 rows of 11 tiles, grouped (a group of 8 in the input transform and a rest of 3), and of 19, 18
-and 16 tiles, tiles last (the row's last 8 tiles overlapping the group before, or not), odd output rows and columns (tiles half outside, not stored), a last register
-tile with 1 of 6 tiles (the others never stored), batch norm and ReLU, a residual, a 2x2 max pool
-(odd rows and columns floored), 32 output channels (two groups of 16), batches. Host flags
-patched as in test_direct_conv.py.
+and 16 tiles, tiles last (the row's last 8 tiles overlapping the group before, or not); odd
+output rows and columns (tiles half outside, not stored), a last register tile with 1 of 6 tiles
+(the others never stored), batch norm and ReLU, a residual, a 2x2 max pool (odd rows and columns
+floored), 32 output channels (two groups of 16), batches. Host flags patched as in
+test_direct_conv.py.
 """
 
 import pytest
