@@ -14,7 +14,8 @@ On CPU devices the memory the module allocates while it loads (its weights) is c
 huge pages (`strata.huge_pages`), what a call frees stays in the heap for the next call
 (`strata.heap_reuse`), and inputs that are writable, contiguous and 64-byte aligned (torch's
 tensors are) are read where they lie instead of being copied (a misaligned one would crash the
-kernels, which load with aligned vector instructions).
+kernels, which load with aligned vector instructions). On local-task, where the workers can take
+every CPU, the caller waits for a call as a SCHED_BATCH thread (`strata.batch_wait`).
 
 On local-sync, the device's allocator is IREE's caching allocator over its heap allocator. Why:
 that heap allocator zero-fills every buffer it mallocs, and a call allocates its results and its
@@ -32,6 +33,7 @@ from pathlib import Path
 
 import numpy as np
 
+from strata import batch_wait
 from strata.errors import StrataError
 from strata.heap_reuse import keep_freed_buffers
 from strata.huge_pages import collapse_new_memory
@@ -189,6 +191,8 @@ class Function:
         dtypes = _element_type_dtypes()
         VmVariantList, HalBufferView = rt.VmVariantList, rt.HalBufferView
         invoke, vm_function = module.context.invoke, self._vm_function
+        if module.waits_as_batch:
+            invoke = batch_wait.waiting_as_batch(invoke)
         result_count = max(1, len(self.outputs))
         may_share_memory = np.may_share_memory
 
@@ -317,6 +321,9 @@ class LoadedModule:
         with collapse_new_memory() if huge_pages and on_cpu else contextlib.nullcontext():
             self._load(rt, instance, data, device, parameters)
         self.staged = device.split(":")[0] == "vulkan"
+        # Calls wait as a SCHED_BATCH thread where IREE's workers can take every CPU: otherwise the
+        # caller's wake-up can stall the worker that finishes the call for a scheduler tick.
+        self.waits_as_batch = device.split(":")[0] == "local-task" and batch_wait.needed()
         self._functions: dict[str, Function] = {}
 
     def _load(self, rt, instance, data: bytes, device: str, parameters) -> None:
