@@ -31,6 +31,7 @@ _disabled = False  # set once the kernel refuses the policy change (a seccomp fi
 
 
 def supported() -> bool:
+    """Whether the platform has SCHED_BATCH (Linux) and the kernel has not refused it yet."""
     return _BATCH is not None and hasattr(os, "sched_setscheduler") and not _disabled
 
 
