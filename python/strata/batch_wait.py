@@ -74,6 +74,9 @@ def waiting_as_batch(call):
         try:
             return call(*args)
         finally:
-            set_(0, _OTHER, param)
+            try:
+                set_(0, _OTHER, param)
+            except OSError:  # the thread stays a batch thread; the call's result stands
+                _disabled = True
 
     return wrapped

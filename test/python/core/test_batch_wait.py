@@ -45,6 +45,24 @@ def test_a_thread_under_another_policy_is_left_alone():
         os.sched_setscheduler(0, os.SCHED_OTHER, os.sched_param(0))
 
 
+def test_a_refused_change_is_no_error(monkeypatch):
+    """Where the kernel refuses the policy change (a seccomp filter, say), calls go on as they
+    are and the batch wait stops trying."""
+    monkeypatch.setattr(batch_wait, "_disabled", False)
+    tries = []
+
+    def refuse(*args):
+        tries.append(args)
+        raise PermissionError(1, "Operation not permitted")
+
+    monkeypatch.setattr(os, "sched_setscheduler", refuse)
+    wrapped = batch_wait.waiting_as_batch(lambda: "result")
+    assert wrapped() == "result"
+    assert wrapped() == "result"
+    assert len(tries) == 1
+    assert not batch_wait.supported()
+
+
 def test_needed_only_where_the_workers_can_take_every_cpu():
     cpus = len(os.sched_getaffinity(0))
     assert batch_wait.needed(cpus)
