@@ -28,21 +28,18 @@ def test_the_policy_comes_back_when_the_call_raises():
     assert os.sched_getscheduler(0) == os.SCHED_OTHER
 
 
-def test_a_thread_under_another_policy_is_left_alone():
-    os.sched_setscheduler(0, os.SCHED_BATCH, os.sched_param(0))
+def test_a_thread_under_another_policy_is_left_alone(monkeypatch):
+    original = os.sched_setscheduler
+    original(0, os.SCHED_BATCH, os.sched_param(0))
     try:
         changes = []
-        original = os.sched_setscheduler
-        os.sched_setscheduler = lambda *a: changes.append(a) or original(*a)
-        try:
-            wrapped = batch_wait.waiting_as_batch(lambda: os.sched_getscheduler(0))
-        finally:
-            os.sched_setscheduler = original
+        monkeypatch.setattr(os, "sched_setscheduler", lambda *a: changes.append(a) or original(*a))
+        wrapped = batch_wait.waiting_as_batch(lambda: os.sched_getscheduler(0))
         assert wrapped() == os.SCHED_BATCH
         assert os.sched_getscheduler(0) == os.SCHED_BATCH
         assert changes == []
     finally:
-        os.sched_setscheduler(0, os.SCHED_OTHER, os.sched_param(0))
+        original(0, os.SCHED_OTHER, os.sched_param(0))
 
 
 def test_a_refused_change_is_no_error(monkeypatch):
