@@ -50,14 +50,19 @@ class TunedDefault:
     # Only when compiling for this machine's CPU (chip `host`) and its CPU flags (/proc/cpuinfo)
     # include these, and exclude the ones written `!flag`.
     host_cpu: tuple[str, ...] = ()
+    # Only when compiling for this machine's CPU and its FMA units compute vectors of this many
+    # bits at full rate (`host_fma_bits`); 0: any.
+    host_fma_bits: int = 0
     # Tuned defaults this one takes the place of where it applies.
     replaces: tuple[str, ...] = ()
 
     def applies(self, chip: str, traits: frozenset[str]) -> bool:
         if self.applies_to and not any(trait in traits for trait in self.applies_to):
             return False
-        if self.host_cpu:
+        if self.host_cpu or self.host_fma_bits:
             if chip != "host":
+                return False
+            if self.host_fma_bits and host_fma_bits() != self.host_fma_bits:
                 return False
             flags = host_cpu_flags()
             return all((f[1:] not in flags) if f.startswith("!") else (f in flags) for f in self.host_cpu)
@@ -74,6 +79,36 @@ def host_cpu_flags() -> frozenset[str]:
         return frozenset()
     match = re.search(r"^(?:flags|Features)\s*:\s*(.*)$", text, re.MULTILINE)
     return frozenset(match.group(1).split()) if match else frozenset()
+
+
+@functools.cache
+def host_cpu_model() -> tuple[str, int, int]:
+    """This machine's CPU vendor, family and model as /proc/cpuinfo gives them (`AuthenticAMD`,
+    25, 17 for a Zen 4 EPYC); ("", 0, 0) where it is not readable or says none (not x86)."""
+    try:
+        text = Path("/proc/cpuinfo").read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return "", 0, 0
+    fields = dict(re.findall(r"^(vendor_id|cpu family|model)\s*:\s*(\S+)", text, re.MULTILINE))
+    try:
+        return fields.get("vendor_id", ""), int(fields.get("cpu family", 0)), int(fields.get("model", 0))
+    except ValueError:
+        return fields.get("vendor_id", ""), 0, 0
+
+
+def host_fma_bits() -> int:
+    """How wide a vector this machine's FMA units compute at full rate, in bits: what decides
+    whether strata's CPU kernels, written for 256-bit AVX2 vectors, leave FLOPs unused.
+
+    512 on AVX-512 CPUs, except AMD's Zen 4 (family 25; Zen 3, the same family, has no AVX-512):
+    its 512-bit operations run as two 256-bit halves, so 256-bit code reaches the same FLOP rate
+    (measured: strata's kernels beat IREE's AVX-512 code there, test/benchmarks/README.md).
+    256 with AVX2 and FMA; 128 below that."""
+    flags = host_cpu_flags()
+    if "avx512f" in flags:
+        vendor, family, _ = host_cpu_model()
+        return 256 if (vendor, family) == ("AuthenticAMD", 25) else 512
+    return 256 if {"avx2", "fma"} <= flags else 128
 
 
 @dataclass(frozen=True)
@@ -132,6 +167,13 @@ def _strings(table: dict, key: str, where: str) -> tuple[str, ...]:
     return tuple(values)
 
 
+def _fma_bits(table: dict, where: str) -> int:
+    bits = table.get("host_fma_bits", 0)
+    if bits not in (0, 128, 256, 512) or isinstance(bits, bool):
+        raise StrataError(f"{where}: 'host_fma_bits' must be 128, 256 or 512")
+    return bits
+
+
 def _parse_target(path: Path) -> Target:
     where = str(path)
     try:
@@ -181,6 +223,7 @@ def _parse_target(path: Path) -> Target:
                 applies_to,
                 passes,
                 _strings(entry, "host_cpu", entry_where),
+                _fma_bits(entry, entry_where),
                 _strings(entry, "replaces", entry_where),
             )
         )
@@ -239,6 +282,7 @@ def format_target_list() -> str:
             aliases = f" aliases: {', '.join(chip.aliases)}" if chip.aliases else ""
             lines.append(f"  {chip.name}{default}{aliases}")
         for tuned in target.tuned:
-            where = f" ({', '.join(tuned.host_cpu)} on the host)" if tuned.host_cpu else ""
+            needs = [*tuned.host_cpu, *([f"{tuned.host_fma_bits}-bit FMA units"] if tuned.host_fma_bits else [])]
+            where = f" ({', '.join(needs)} on the host)" if needs else ""
             lines.append(f"  tuned default '{tuned.name}'{where}: {tuned.benchmark}")
     return "\n".join(lines)

@@ -83,12 +83,53 @@ def test_only_avx2_hosts_without_avx512_get_strata_tiles(monkeypatch):
     assert tuned_passes(CompileOptions(chip="znver4"), matrix) == []  # a named chip, not this host
     assert tuned_passes(CompileOptions(tuned=False), matrix) == []
     assert tuned_passes(CompileOptions(target="vulkan-spirv"), matrix) == []
-    monkeypatch.setattr(strata.targets, "host_cpu_flags", lambda: AVX2 | {"avx512f"})
-    assert tuned_passes(CompileOptions(), matrix) == []  # IREE's own tile is 16x16 there
-    assert tuned_passes(CompileOptions(), vectors) == []
-    assert "--iree-llvmcpu-enable-ukernels=all" in iree_flags(CompileOptions(), traits=vectors)
     monkeypatch.setattr(strata.targets, "host_cpu_flags", lambda: frozenset({"sse2"}))
     assert tuned_passes(CompileOptions(), matrix) == []
+
+
+def test_zen4_gets_the_kernels_but_not_the_matmul_kernel(monkeypatch):
+    """Zen 4's AVX-512 runs as two 256-bit halves, so strata's AVX2 kernels reach its FLOP rate and
+    apply there; its matmuls take the 8x16 tiles, which beat strata's matmul kernel on it
+    (targets/llvm-cpu.toml)."""
+    matrix, vectors = frozenset({"matrix", "gemm"}), frozenset({"matvec"})
+    monkeypatch.setattr(strata.targets, "host_cpu_flags", lambda: AVX2 | {"avx512f"})
+    monkeypatch.setattr(strata.targets, "host_cpu_model", lambda: ("AuthenticAMD", 25, 17))
+    assert tuned_passes(CompileOptions(), matrix) == [ATTENTION_KERNEL_PASSES, SAFE_SOFTMAX_PASS, TILE_PASS, FOLD_PASS, *CONSTANT_PASSES, SOFTMAX_KERNEL_PASS]
+    assert tuned_passes(CompileOptions(), vectors) == [VECTOR_PASS, *CONSTANT_PASSES]
+    assert tuned_passes(CompileOptions(), frozenset({"conv", "matrix"})) == [*CONV_PASSES, *CONSTANT_PASSES]
+    assert tuned_passes(CompileOptions(), frozenset({"matrix", "norm"})) == [LAYER_NORM_KERNEL_PASS]
+    assert "--iree-llvmcpu-enable-ukernels=all" not in iree_flags(CompileOptions(), traits=vectors)
+
+
+@pytest.mark.parametrize("vendor", ["GenuineIntel", "AuthenticAMD"])
+def test_other_avx512_hosts_keep_irees_own_tiles(monkeypatch, vendor):
+    """Full-width AVX-512 (Intel's, AMD's from family 26 on): IREE's 16-lane code, not strata's
+    8-lane kernels."""
+    matrix, vectors = frozenset({"matrix", "gemm"}), frozenset({"matvec"})
+    monkeypatch.setattr(strata.targets, "host_cpu_flags", lambda: AVX2 | {"avx512f"})
+    monkeypatch.setattr(strata.targets, "host_cpu_model", lambda: (vendor, 6 if vendor == "GenuineIntel" else 26, 143))
+    assert tuned_passes(CompileOptions(), matrix) == []
+    assert tuned_passes(CompileOptions(), vectors) == []
+    assert tuned_passes(CompileOptions(), frozenset({"conv", "matrix"})) == []
+    assert "--iree-llvmcpu-enable-ukernels=all" in iree_flags(CompileOptions(), traits=vectors)
+
+
+@pytest.mark.parametrize(
+    "flags,model,bits",
+    [
+        (AVX2, ("AuthenticAMD", 25, 1), 256),  # Zen 3
+        (AVX2 | {"avx512f"}, ("AuthenticAMD", 25, 17), 256),  # Zen 4: two 256-bit halves
+        (AVX2 | {"avx512f"}, ("AuthenticAMD", 26, 2), 512),  # Zen 5
+        (AVX2 | {"avx512f"}, ("GenuineIntel", 6, 143), 512),  # Sapphire Rapids
+        (AVX2 | {"avx512f"}, ("", 0, 0), 512),
+        (frozenset({"avx", "sse4_2"}), ("GenuineIntel", 6, 42), 128),  # Sandy Bridge: no FMA
+        (frozenset(), ("", 0, 0), 128),
+    ],
+)
+def test_host_fma_bits(monkeypatch, flags, model, bits):
+    monkeypatch.setattr(strata.targets, "host_cpu_flags", lambda: flags)
+    monkeypatch.setattr(strata.targets, "host_cpu_model", lambda: model)
+    assert strata.targets.host_fma_bits() == bits
 
 
 def test_tiled_products_match_eager(avx2_host):
@@ -214,6 +255,8 @@ def test_params_skip_the_tuned_passes(avx2_host, monkeypatch, tmp_path):
         ('passes = 3\n', "'passes' must be a string"),
         ('', "a tuned default needs 'flags' or 'passes'"),
         ('passes = "p"\nhost_cpu = "avx2"\n', "'host_cpu' must be"),
+        ('passes = "p"\nhost_fma_bits = 384\n', "'host_fma_bits' must be 128, 256 or 512"),
+        ('passes = "p"\nhost_fma_bits = true\n', "'host_fma_bits' must be 128, 256 or 512"),
         ('passes = "p"\nreplaces = ["nope"]\n', "tuned default 't' replaces unknown 'nope'"),
     ],
 )
@@ -276,3 +319,6 @@ def test_host_cpu_flags_read_this_machines_features():
     strata.targets.host_cpu_flags.cache_clear()
     flags = strata.targets.host_cpu_flags()
     assert "sse2" in flags and "fpu" in flags  # every x86-64 CPU has them
+    strata.targets.host_cpu_model.cache_clear()
+    vendor, family, _ = strata.targets.host_cpu_model()
+    assert vendor in ("GenuineIntel", "AuthenticAMD", "HygonGenuine") and family >= 6

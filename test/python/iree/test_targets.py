@@ -49,6 +49,7 @@ def test_conv_only_defaults_apply_to_conv_models_only():
 def test_matvec_models_get_the_ukernel_and_the_rest_codegen(monkeypatch):
     # A host where strata's own 1x32 tiles do not replace the ukernel (test_data_tile_matmul.py).
     monkeypatch.setattr(strata.targets, "host_cpu_flags", lambda: frozenset({"avx2", "fma", "avx512f"}))
+    monkeypatch.setattr(strata.targets, "host_cpu_model", lambda: ("GenuineIntel", 6, 143))
     matrix = iree_flags(CompileOptions("llvm-cpu"), traits=frozenset({"matrix"}))
     matvec = iree_flags(CompileOptions("llvm-cpu"), traits=frozenset({"matvec"}))
     assert "--iree-llvmcpu-enable-ukernels=none" in matrix and "--iree-llvmcpu-enable-ukernels=all" not in matrix
