@@ -34,9 +34,17 @@ def MatmulKernel : Pass<"strata-matmul-kernel", "ModuleOp"> {
     with matmuls of several rows (`matmul-kernel`) and `min-rows=1` on those
     whose every matmul is one row (`matvec-kernel`). Others are left, to IREE or to
     strata-data-tile-matmul after it.
+
+    With `lanes=16` the kernel computes in AVX-512's 16-float vectors: a
+    panel is one vector, a 6-row tile six accumulators, and a k-step half the
+    instructions (`@strata_kernel_matmul6x16_..._lanes16`). That is for CPUs
+    that issue a 512-bit FMA once a cycle, such as Zen 4 (`matmul-kernel-16`
+    in llvm-cpu's tuned defaults); elsewhere LLVM splits the vectors in two.
   }];
   let options = [
     Option<"minRows", "min-rows", "int64_t", "1",
            "Leave matmuls with fewer rows of A to IREE">,
+    Option<"lanes", "lanes", "int64_t", "8",
+           "Floats per vector: 8 (AVX2) or 16 (AVX-512)">,
   ];
 }

@@ -34,12 +34,14 @@ def f32_bits(value: float) -> int:
 
 def relu(define, value: str, type_: str) -> str:
     """max(`value`, 0) as the kernels compute it, the way Torch-MLIR writes ReLU (a NaN kept):
-    `arith.select` of `arith.cmpf ugt` against `%zero` (a vector<8xf32> of zeros) or `%zero_f32`,
-    which the kernel defines. `define(text)` emits the op `text` and returns its value's name."""
+    `arith.select` of `arith.cmpf ugt` against `%zero` (a vector of zeros of `type_`) or
+    `%zero_f32`, which the kernel defines. `define(text)` emits the op `text` and returns its
+    value's name."""
     vector = type_.startswith("vector")
     zero = "%zero" if vector else "%zero_f32"
     positive = define(f"arith.cmpf ugt, {value}, {zero} : {type_}")
-    return define(f"arith.select {positive}, {value}, {zero} : {'vector<8xi1>, ' if vector else ''}{type_}")
+    mask = f"{type_.replace('xf32>', 'xi1>')}, " if vector else ""
+    return define(f"arith.select {positive}, {value}, {zero} : {mask}{type_}")
 
 
 def layout(bindings: int) -> str:

@@ -21,8 +21,14 @@ the last multiple of six run the same loop with fewer accumulators. A matrix-vec
 row) reads B from memory, not from cache, and its speed is how much of B is in flight: it runs
 over the two halves of K at once, two streams of each panel (`_Writer.vector_row`).
 
+The same kernel in AVX-512's 16-float vectors (`lanes=16`) holds a panel in one vector, so a 6-row
+tile is six accumulators: enough where a 512-bit FMA issues once a cycle with latency 4 (Zen 4,
+which computes it as two 256-bit halves), and a k-step is half the instructions. On Zen 4 it beats
+the 8-float kernel and strata's 8x16 tiles on matmuls of 128 rows or more (targets/llvm-cpu.toml).
+
 IREE takes it as a hand-written executable (`strata.kernel_calls`): strata-matmul-kernel leaves a
-call of `@strata_kernel_matmul6x16_m<M>_k<K>_n<N>` in the linalg stage.
+call of `@strata_kernel_matmul6x16_m<M>_k<K>_n<N>` (`..._lanes16` in 16-float vectors) in the
+linalg stage.
 """
 
 import re
@@ -31,7 +37,7 @@ from dataclasses import dataclass
 from strata.conv_kernel import executable_text, layout, relu
 
 ROWS = 6  # rows of A and C per register tile
-COLUMNS = 16  # columns of B and C per register tile (two 8-float vectors): a panel
+COLUMNS = 16  # columns of B and C per register tile (two 8-float vectors, or one of 16): a panel
 K_BLOCK = 512  # k-steps per block: the workgroup's slice of B (256 KiB) stays in L2
 UNROLL = 4  # k-steps per loop iteration; K must be a multiple
 MAX_PANELS = 8  # panels per workgroup: 128 columns
@@ -39,17 +45,19 @@ BLOCK_TILES = 43  # 6-row tiles per workgroup (258 rows)
 # k-steps ahead the B panel is prefetched (two loop iterations). Near the end of K that address
 # is the next panel's or, for the last, past the buffer: x86 prefetches never fault.
 PREFETCH = 8
-_LANES = 8
+LANES = (8, 16)  # floats per vector: AVX2's 256 bits (the default), AVX-512's 512
 
 SYMBOL_PREFIX = "strata_kernel_matmul6x16_"
-_SYMBOL = re.compile(SYMBOL_PREFIX + r"m(\d+)_k(\d+)_n(\d+)(_bias)?(_residual)?(_relu)?$")
+_SYMBOL = re.compile(SYMBOL_PREFIX + r"m(\d+)_k(\d+)_n(\d+)(_bias)?(_residual)?(_relu)?(?:_lanes(\d+))?$")
 
 
 @dataclass(frozen=True)
 class MatmulKernel:
     """C[m][n] = A[m][k] x B[k][n] in f32, with B given as panels `[n/16][k][16]`; then, as the
     last K block is stored, + bias[n] (`bias`), + R[m][n] (`residual`) and max(., 0) (`relu`),
-    in that order: the epilogue strata-matmul-kernel folds in."""
+    in that order: the epilogue strata-matmul-kernel folds in. `lanes` floats a vector: 8, two
+    vectors a panel (twelve accumulators in a 6-row tile), or 16, one (six: enough where a
+    512-bit FMA issues once a cycle, as on Zen 4, and half the instructions)."""
 
     m: int
     k: int
@@ -57,6 +65,7 @@ class MatmulKernel:
     bias: bool = False
     residual: bool = False
     relu: bool = False
+    lanes: int = 8
 
     @classmethod
     def applies(cls, m: int, k: int, n: int) -> bool:
@@ -69,13 +78,16 @@ class MatmulKernel:
         match = _SYMBOL.match(symbol)
         if not match:
             return None
-        m, k, n, bias, residual, relu_ = match.groups()
-        return cls(int(m), int(k), int(n), bias=bool(bias), residual=bool(residual), relu=bool(relu_))
+        m, k, n, bias, residual, relu_, lanes = match.groups()
+        if lanes is not None and int(lanes) not in LANES[1:]:
+            return None
+        return cls(int(m), int(k), int(n), bias=bool(bias), residual=bool(residual), relu=bool(relu_), lanes=int(lanes or 8))
 
     @property
     def symbol(self) -> str:
         epilogue = "".join(f"_{part}" for part in ("bias", "residual", "relu") if getattr(self, part))
-        return f"{SYMBOL_PREFIX}m{self.m}_k{self.k}_n{self.n}{epilogue}"
+        lanes = f"_lanes{self.lanes}" if self.lanes != LANES[0] else ""
+        return f"{SYMBOL_PREFIX}m{self.m}_k{self.k}_n{self.n}{epilogue}{lanes}"
 
     @property
     def panels(self) -> int:
@@ -95,12 +107,16 @@ class MatmulKernel:
         return max(d for d in range(1, MAX_PANELS + 1) if self.panels % d == 0)
 
     @property
+    def vectors_per_panel(self) -> int:
+        return COLUMNS // self.lanes
+
+    @property
     def tail_panels(self) -> int:
         """Panels the rows past the last multiple of six take at once: enough for eight
-        accumulators (2 rows x 2 panels, 1 row x 4), so that FMAs do not wait on their latency,
-        and a divisor of the workgroup's panels."""
+        accumulators (with 8 lanes: 2 rows x 2 panels, 1 row x 4), so that FMAs do not wait on
+        their latency, and a divisor of the workgroup's panels."""
         rows = self.m % ROWS
-        wanted = -(-8 // (2 * rows)) if rows else 1
+        wanted = -(-8 // (self.vectors_per_panel * rows)) if rows else 1
         return max(w for w in range(1, wanted + 1) if self.panels_per_workgroup % w == 0)
 
     def operands(self) -> list[tuple[str, str]]:
@@ -131,6 +147,7 @@ class _Writer:
         self.a_type, self.b_type, self.c_type = (self.memref_types[name] for name in ("a", "b", "c"))
         self.lines: list[str] = []
         self.count = 0
+        self.vector = f"vector<{kernel.lanes}xf32>"
 
     def name(self, stem: str) -> str:
         self.count += 1
@@ -146,21 +163,21 @@ class _Writer:
 
     def tile(self, indent: int, m0: str, rows: int, panels: int = 1) -> None:
         """C[m0 : m0 + rows][%col0 : %col0 + 16 * panels] over k in [%kb, %kend), from zero in the
-        first K-block (%first) and from C's values in the others: `rows` x `2 * panels`
-        accumulators."""
-        v8 = f"vector<{_LANES}xf32>"
-        vectors = 2 * panels
+        first K-block (%first) and from C's values in the others: `rows` x `panels` x
+        `vectors_per_panel` accumulators."""
+        vec, lanes, per_panel = self.vector, self.kernel.lanes, self.kernel.vectors_per_panel
+        vectors = per_panel * panels
         count = rows * vectors
-        types = ", ".join([v8] * count)
+        types = ", ".join([vec] * count)
         row_index = [self.op(indent, f"arith.addi {m0}, %k{r} : index") for r in range(rows)]
         panel_index = ["%p"] + [self.op(indent, f"arith.addi %p, %k{w} : index") for w in range(1, panels)]
-        offsets = [self.op(indent, f"arith.constant {_LANES * v} : index") for v in range(1, vectors)]
+        offsets = [self.op(indent, f"arith.constant {lanes * v} : index") for v in range(1, vectors)]
         columns = ["%col0"] + [self.op(indent, f"arith.addi %col0, {offset} : index") for offset in offsets]
         init = self.name("init")
         self.emit(indent, f"{init}:{count} = scf.if %first -> ({types}) {{")
         self.emit(indent + 2, f"scf.yield {', '.join(['%zero'] * count)} : {types}")
         self.emit(indent, "} else {")
-        loaded = [self.op(indent + 2, f"vector.load %c[{row}, {col}] : {self.c_type}, {v8}") for row in row_index for col in columns]
+        loaded = [self.op(indent + 2, f"vector.load %c[{row}, {col}] : {self.c_type}, {vec}") for row in row_index for col in columns]
         self.emit(indent + 2, f"scf.yield {', '.join(loaded)} : {types}")
         self.emit(indent, "}")
         accs = [self.name("acc") for _ in range(count)]  # [row][vector]
@@ -175,13 +192,13 @@ class _Writer:
             b = []
             for panel in panel_index:
                 self.emit(body, f"memref.prefetch %b[{panel}, {ahead}, %c0], read, locality<3>, data : {self.b_type}")
-                b += [self.op(body, f"vector.load %b[{panel}, {k}, {offset}] : {self.b_type}, {v8}") for offset in ("%c0", "%k8")]
+                b += [self.op(body, f"vector.load %b[{panel}, {k}, %k{lanes * j}] : {self.b_type}, {vec}") for j in range(per_panel)]
             for r in range(rows):
                 a = self.op(body, f"memref.load %a[{row_index[r]}, {k}] : {self.a_type}")
-                broadcast = self.op(body, f"vector.broadcast {a} : f32 to {v8}")
+                broadcast = self.op(body, f"vector.broadcast {a} : f32 to {vec}")
                 for v in range(vectors):
                     i = vectors * r + v
-                    current[i] = self.op(body, f"vector.fma {broadcast}, {b[v]}, {current[i]} : {v8}")
+                    current[i] = self.op(body, f"vector.fma {broadcast}, {b[v]}, {current[i]} : {vec}")
         self.emit(body, f"scf.yield {', '.join(current)} : {types}")
         self.emit(indent, "}")
         kernel = self.kernel
@@ -195,53 +212,57 @@ class _Writer:
         self.emit(indent, "}")
 
     def epilogue(self, indent: int, value: str, row: str, column: str) -> str:
-        """`value`, C's vector at [`row`][`column`:+8], through the kernel's epilogue."""
-        kernel, v8 = self.kernel, f"vector<{_LANES}xf32>"
+        """`value`, C's vector at [`row`][`column`:+lanes], through the kernel's epilogue."""
+        kernel, vec = self.kernel, self.vector
         if kernel.bias:
-            bias = self.op(indent, f"vector.load %bias[{column}] : {self.memref_types['bias']}, {v8}")
-            value = self.op(indent, f"arith.addf {value}, {bias} : {v8}")
+            bias = self.op(indent, f"vector.load %bias[{column}] : {self.memref_types['bias']}, {vec}")
+            value = self.op(indent, f"arith.addf {value}, {bias} : {vec}")
         if kernel.residual:
-            residual = self.op(indent, f"vector.load %residual[{row}, {column}] : {self.memref_types['residual']}, {v8}")
-            value = self.op(indent, f"arith.addf {value}, {residual} : {v8}")
+            residual = self.op(indent, f"vector.load %residual[{row}, {column}] : {self.memref_types['residual']}, {vec}")
+            value = self.op(indent, f"arith.addf {value}, {residual} : {vec}")
         if kernel.relu:
-            value = relu(lambda text: self.op(indent, text), value, v8)
+            value = relu(lambda text: self.op(indent, text), value, vec)
         return value
 
     def vector_row(self, indent: int) -> None:
         """C's one row, panel by panel, over K's two halves at once: two streams of B (a second
         stream keeps more of B in flight from memory; one panel at a time read it at 9 GB/s, its
-        two halves together at 12.5 on this host) in four accumulators, added at the end."""
-        v8 = f"vector<{_LANES}xf32>"
-        types = ", ".join([v8] * 4)
-        self.emit(indent, f"%row:4 = scf.for %kk = %c0 to %k_half step %unroll iter_args(%s0 = %zero, %s1 = %zero, %s2 = %zero, %s3 = %zero) -> ({types}) {{")
+        two halves together at 12.5 on this host) in one accumulator per half and vector of a
+        panel, added at the end."""
+        vec, lanes, parts = self.vector, self.kernel.lanes, self.kernel.vectors_per_panel
+        count = 2 * parts  # [half][part]
+        types = ", ".join([vec] * count)
+        sums = [f"%s{i}" for i in range(count)]
+        iter_args = ", ".join(f"{s_} = %zero" for s_ in sums)
+        self.emit(indent, f"%row:{count} = scf.for %kk = %c0 to %k_half step %unroll iter_args({iter_args}) -> ({types}) {{")
         body = indent + 2
-        current = ["%s0", "%s1", "%s2", "%s3"]
+        current = list(sums)
         for u in range(UNROLL):
             k = self.op(body, f"arith.addi %kk, %k{u} : index")
             far = self.op(body, f"arith.addi {k}, %k_half : index")
             for half, kk in enumerate((k, far)):
                 a = self.op(body, f"memref.load %a[%c0, {kk}] : {self.a_type}")
-                broadcast = self.op(body, f"vector.broadcast {a} : f32 to {v8}")
-                for part, offset in enumerate(("%c0", "%k8")):
-                    b = self.op(body, f"vector.load %b[%p, {kk}, {offset}] : {self.b_type}, {v8}")
-                    i = 2 * half + part
-                    current[i] = self.op(body, f"vector.fma {broadcast}, {b}, {current[i]} : {v8}")
+                broadcast = self.op(body, f"vector.broadcast {a} : f32 to {vec}")
+                for part in range(parts):
+                    b = self.op(body, f"vector.load %b[%p, {kk}, %k{lanes * part}] : {self.b_type}, {vec}")
+                    i = parts * half + part
+                    current[i] = self.op(body, f"vector.fma {broadcast}, {b}, {current[i]} : {vec}")
         self.emit(body, f"scf.yield {', '.join(current)} : {types}")
         self.emit(indent, "}")
-        high = self.op(indent, "arith.addi %col0, %k8 : index")
-        for part, column in enumerate(("%col0", high)):
-            total = self.op(indent, f"arith.addf %row#{part}, %row#{part + 2} : {v8}")
+        for part in range(parts):
+            column = self.op(indent, f"arith.addi %col0, %k{lanes * part} : index")
+            total = self.op(indent, f"arith.addf %row#{part}, %row#{part + parts} : {vec}")
             value = self.epilogue(indent, total, "%c0", column)
-            self.emit(indent, f"vector.store {value}, %c[%c0, {column}] : {self.c_type}, {v8}")
+            self.emit(indent, f"vector.store {value}, %c[%c0, {column}] : {self.c_type}, {vec}")
 
     def store(self, indent: int, result: str, row_index: list[str], columns: list[str], epilogue) -> None:
-        """Stores the tile's accumulators (`result`'s values, [row][half]) to C, each through
+        """Stores the tile's accumulators (`result`'s values, [row][vector]) to C, each through
         `epilogue(value, row, column)`."""
-        v8 = f"vector<{_LANES}xf32>"
+        vec = self.vector
         for r, row in enumerate(row_index):
             for v, column in enumerate(columns):
                 value = epilogue(f"{result}#{len(columns) * r + v}", row, column)
-                self.emit(indent, f"vector.store {value}, %c[{row}, {column}] : {self.c_type}, {v8}")
+                self.emit(indent, f"vector.store {value}, %c[{row}, {column}] : {self.c_type}, {vec}")
 
     def panel_loop(self, indent: int, body, step: int = 1) -> None:
         """`body(indent)` for each panel %p of the workgroup (every `step`-th), its first column
@@ -266,7 +287,7 @@ class _Writer:
         prologue += [
             "%c0 = arith.constant 0 : index",
             "%c1 = arith.constant 1 : index",
-            f"%zero = arith.constant dense<0.0> : vector<{_LANES}xf32>",
+            f"%zero = arith.constant dense<0.0> : {self.vector}",
             f"%k_total = arith.constant {kernel.k} : index",
             f"%k_block = arith.constant {K_BLOCK} : index",
             f"%unroll = arith.constant {UNROLL} : index",

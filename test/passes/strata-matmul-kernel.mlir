@@ -6,9 +6,12 @@
 // Numerics through IREE: test/python/iree/test_matmul_kernel.py.
 // RUN: strata-opt --split-input-file --strata-matmul-kernel %s | FileCheck %s
 // RUN: strata-opt --split-input-file --strata-matmul-kernel=min-rows=32 %s | FileCheck %s --check-prefix=ROWS
+// RUN: strata-opt --split-input-file --strata-matmul-kernel=lanes=16 %s | FileCheck %s --check-prefix=LANES
 // RUN: not strata-opt --split-input-file --strata-matmul-kernel=min-rows=0 %s 2>&1 | FileCheck %s --check-prefix=BAD
+// RUN: not strata-opt --split-input-file --strata-matmul-kernel=lanes=4 %s 2>&1 | FileCheck %s --check-prefix=BAD-LANES
 
 // BAD: strata-matmul-kernel: min-rows must be at least 1; got 0
+// BAD-LANES: strata-matmul-kernel: lanes must be 8 or 16; got 4
 
 // CHECK-LABEL: func.func @plain
 // CHECK-SAME:    (%[[A:.*]]: tensor<20x64xf32>, %[[B:.*]]: tensor<64x32xf32>)
@@ -22,6 +25,9 @@
 // ROWS-LABEL:  func.func @plain
 // ROWS:          linalg.matmul
 // ROWS-NOT:      call
+// LANES-LABEL: func.func @plain
+// LANES:         call @strata_kernel_matmul6x16_m20_k64_n32_lanes16(
+// LANES:       func.func private @strata_kernel_matmul6x16_m20_k64_n32_lanes16(tensor<20x64xf32>, tensor<2x64x16xf32>) -> tensor<20x32xf32>
 func.func @plain(%a: tensor<20x64xf32>, %b: tensor<64x32xf32>) -> tensor<20x32xf32> {
   %zero = arith.constant 0.0 : f32
   %e = tensor.empty() : tensor<20x32xf32>

@@ -517,13 +517,24 @@ PASSES = ({'anchor': 'builtin.module',
                  '    with matmuls of several rows (`matmul-kernel`) and `min-rows=1` on those\n'
                  '    whose every matmul is one row (`matvec-kernel`). Others are left, to IREE or '
                  'to\n'
-                 '    strata-data-tile-matmul after it.',
+                 '    strata-data-tile-matmul after it.\n'
+                 '\n'
+                 "    With `lanes=16` the kernel computes in AVX-512's 16-float vectors: a\n"
+                 '    panel is one vector, a 6-row tile six accumulators, and a k-step half the\n'
+                 '    instructions (`@strata_kernel_matmul6x16_..._lanes16`). That is for CPUs\n'
+                 '    that issue a 512-bit FMA once a cycle, such as Zen 4 (`matmul-kernel-16`\n'
+                 "    in llvm-cpu's tuned defaults); elsewhere LLVM splits the vectors in two.",
   'module': 'matmul_kernel',
   'options': ({'default': '1',
                'description': 'Leave matmuls with fewer rows of A to IREE',
                'is_list': False,
                'name': 'min-rows',
-               'type': 'int64_t'},),
+               'type': 'int64_t'},
+              {'default': '8',
+               'description': 'Floats per vector: 8 (AVX2) or 16 (AVX-512)',
+               'is_list': False,
+               'name': 'lanes',
+               'type': 'int64_t'}),
   'summary': "Compute static f32 matmuls with strata's 6 x 16 AVX2 matmul kernel",
   'td_file': 'passes/matmul_kernel.td'},
  {'anchor': 'func.func',

@@ -16,7 +16,7 @@ from strata.errors import StrataError
 from strata.ir_splice import erase_unused, insert_lowered, tensor_type
 from strata.kernel_calls import declare_kernels
 from strata.linalg_match import fill_constant, is_relu, ops_named, transposed_source
-from strata.matmul_kernel import COLUMNS, MatmulKernel
+from strata.matmul_kernel import COLUMNS, LANES, MatmulKernel
 from strata.plain_matmul import plain_matmul
 
 _RESHAPES = ("tensor.expand_shape", "tensor.collapse_shape")
@@ -104,7 +104,7 @@ def _epilogue(result: ir.Value, m: int, n: int) -> _Epilogue:
         value, reshapes = user.results[0], []
 
 
-def _rewrite(op: ir.Operation, min_rows: int) -> bool:
+def _rewrite(op: ir.Operation, min_rows: int, lanes: int) -> bool:
     """Replaces `op` and its epilogue with the kernel; False where the rewrite does not apply."""
     plain = plain_matmul(op)
     if plain is None or plain.batch or str(plain.element_type) != "f32" or plain.m < min_rows:
@@ -113,7 +113,7 @@ def _rewrite(op: ir.Operation, min_rows: int) -> bool:
         return False
     m, n = plain.m, plain.n
     epilogue = _epilogue(op.results[0], m, n)
-    kernel = MatmulKernel(m, plain.k, n, bias=epilogue.bias is not None, residual=epilogue.residual is not None, relu=epilogue.relu)
+    kernel = MatmulKernel(m, plain.k, n, bias=epilogue.bias is not None, residual=epilogue.residual is not None, relu=epilogue.relu, lanes=lanes)
     a_type, panels_type, *_, c_type = kernel.types()
     last = epilogue.ops[-1] if epilogue.ops else op
     out_type = last.results[0].type
@@ -172,6 +172,8 @@ def _matrix(lines: list[str], name: str, type_: ir.Type, m: int, n: int) -> str:
 def run(op: ir.Operation, options) -> None:
     if options.min_rows < 1:
         raise StrataError(f"strata-matmul-kernel: min-rows must be at least 1; got {options.min_rows}")
+    if options.lanes not in LANES:
+        raise StrataError(f"strata-matmul-kernel: lanes must be {' or '.join(map(str, LANES))}; got {options.lanes}")
     for matmul in ops_named(op, "linalg.matmul"):
-        _rewrite(matmul, options.min_rows)
+        _rewrite(matmul, options.min_rows, options.lanes)
     declare_kernels(op)

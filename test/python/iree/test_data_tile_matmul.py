@@ -24,6 +24,7 @@ from strata.targets import _parse_target
 from strata.torch_import import import_torch
 
 KERNEL_PASS = "strata-matmul-kernel{min-rows=32}"
+KERNEL16_PASS = "strata-matmul-kernel{min-rows=128 lanes=16}"
 TILE_PASS = "func.func(strata-data-tile-matmul{tile-m=8 tile-n=16})"
 VECTOR_PASS = "func.func(strata-data-tile-matmul{tile-m=1 tile-n=32 min-rows=1})"
 VECTOR_KERNEL_PASS = "strata-matmul-kernel{min-rows=1}"
@@ -87,14 +88,14 @@ def test_only_avx2_hosts_without_avx512_get_strata_tiles(monkeypatch):
     assert tuned_passes(CompileOptions(), matrix) == []
 
 
-def test_zen4_gets_the_kernels_but_not_the_matmul_kernel(monkeypatch):
+def test_zen4_gets_the_kernels_and_the_16_lane_matmul_kernel(monkeypatch):
     """Zen 4's AVX-512 runs as two 256-bit halves, so strata's AVX2 kernels reach its FLOP rate and
-    apply there; its matmuls take the 8x16 tiles, which beat strata's matmul kernel on it
-    (targets/llvm-cpu.toml)."""
+    apply there; its matmuls of 128 rows or more take the matmul kernel in 16-float vectors, the
+    rest the 8x16 tiles, which beat the 8-float kernel on it (targets/llvm-cpu.toml)."""
     matrix, vectors = frozenset({"matrix", "gemm"}), frozenset({"matvec"})
     monkeypatch.setattr(strata.targets, "host_cpu_flags", lambda: AVX2 | {"avx512f"})
     monkeypatch.setattr(strata.targets, "host_cpu_model", lambda: ("AuthenticAMD", 25, 17))
-    assert tuned_passes(CompileOptions(), matrix) == [ATTENTION_KERNEL_PASSES, SAFE_SOFTMAX_PASS, TILE_PASS, FOLD_PASS, *CONSTANT_PASSES, SOFTMAX_KERNEL_PASS]
+    assert tuned_passes(CompileOptions(), matrix) == [ATTENTION_KERNEL_PASSES, SAFE_SOFTMAX_PASS, KERNEL16_PASS, TILE_PASS, FOLD_PASS, *CONSTANT_PASSES, SOFTMAX_KERNEL_PASS]
     assert tuned_passes(CompileOptions(), vectors) == [VECTOR_PASS, *CONSTANT_PASSES]
     assert tuned_passes(CompileOptions(), frozenset({"conv", "matrix"})) == [*CONV_PASSES, *CONSTANT_PASSES]
     assert tuned_passes(CompileOptions(), frozenset({"matrix", "norm"})) == [LAYER_NORM_KERNEL_PASS]

@@ -71,6 +71,29 @@ def test_kernel_matches_eager(avx2_host):
         np.testing.assert_allclose(result, reference.numpy(), rtol=1e-4, atol=1e-4)
 
 
+def test_kernel_in_16_lanes_matches_eager(avx2_host):
+    """`lanes=16` (AVX-512's vectors, Zen 4's tuned default): one vector a panel, the tails'
+    panels counted for eight accumulators of one vector each; on a CPU without AVX-512 LLVM
+    splits the vectors, so this runs, and must match, anywhere."""
+    model, args = Matmuls().eval(), _inputs()
+    linalg = run_stages(import_torch(model, args, []), CompileOptions(tuned=False), StageOptions(stop_at="linalg"))
+    text = _run_pipeline(linalg, "builtin.module(strata-matmul-kernel{lanes=16})", "linalg")
+    assert "call @strata_kernel_matmul6x16_m275_k600_n48_lanes16(" in text
+    assert "call @strata_kernel_matmul6x16_m275_k600_n32_bias_residual_relu_lanes16(" in text
+    assert "call @strata_kernel_matmul6x16_m1_k600_n160_bias_lanes16(" in text
+    kernel = MatmulKernel(272, 600, 64, lanes=16)
+    assert MatmulKernel.from_symbol(kernel.symbol) == kernel
+    assert MatmulKernel.from_symbol(MatmulKernel(272, 600, 64).symbol + "_lanes8") is None  # 8 is written without
+    assert (kernel.tail_panels, MatmulKernel(271, 600, 64, lanes=16).tail_panels) == (4, 4)
+    executable = kernel.executable("#target")
+    assert "vector<16xf32>" in executable and "vector<8xf32>" not in executable
+    results = LoadedModule(compile_ir(text, CompileOptions(), input_type="auto"), "local-task").function("main")(*[a.numpy() for a in args])
+    with torch.no_grad():
+        expected = model(*args)
+    for result, reference in zip(results, expected):
+        np.testing.assert_allclose(result, reference.numpy(), rtol=1e-4, atol=1e-4)
+
+
 def test_llvm_cpu_default_takes_matmuls_of_32_rows(avx2_host):
     """The tuned default (matmul-kernel, min-rows=32) through `strata.compile`: an MLP on 40 rows
     runs on the kernel, the same MLP on 16 rows on IREE's data-tiled mmt4d."""
