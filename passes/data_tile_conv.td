@@ -56,7 +56,10 @@ def DataTileConv : Pass<"strata-data-tile-conv", "ModuleOp"> {
     6 output pixels x 16 output channels per register tile, each pixel's
     input read at its own address): the filter packs to
     `[F/16][C][KH][KW][16]` and the call is of
-    `@strata_kernel_conv6p16c_<shapes>_s<SH>x<SW>_d<DH>x<DW>`.
+    `@strata_kernel_conv6p16c_<shapes>_s<SH>x<SW>_d<DH>x<DW>`. With
+    `tile-pixels=8` a register tile is 8 pixels (sixteen accumulators, for
+    AVX-512's 32 registers; `conv8p16c`): fewer pixels computed past the
+    end of small outputs (4 x 4: 16 pixels in two tiles, not 18 in three).
 
     With `winograd-min-channels` set, 3x3 stride-1 undilated f32
     convolutions with at least that many input channels (in whole 4s),
@@ -85,6 +88,8 @@ def DataTileConv : Pass<"strata-data-tile-conv", "ModuleOp"> {
            "Output row width from which stride-1 f32 convolutions go to strata's direct kernel (0: none)">,
     Option<"pixelTiles", "pixel-tiles", "bool", "false",
            "Send the other f32 convolutions with output channels in whole 16s to strata's pixel-tile kernel">,
+    Option<"tilePixels", "tile-pixels", "int64_t", "6",
+           "Output pixels per register tile of the pixel-tile kernel: 6 or 8">,
     Option<"winogradMinChannels", "winograd-min-channels", "int64_t", "0",
            "Input channels from which 3x3 stride-1 f32 convolutions with output channels in whole 16s go to strata's Winograd kernels (0: none)">,
   ];

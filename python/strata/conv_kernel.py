@@ -61,7 +61,8 @@ def stack_buffer(memref_type: str) -> str:
 class ConvKernel:
     """An f32 convolution of a padded input [n][c][hp][wp] by a filter [f][c][kh][kw], and its
     epilogue. `SYMBOL` matches the shapes part of a kernel's symbol (its groups the dataclass's
-    positional fields, in order); the epilogue adds `_affine`, `_residual`, `_relu`, `_pool2`."""
+    positional fields, in order, unless `fields` says otherwise); the epilogue adds `_affine`,
+    `_residual`, `_relu`, `_pool2`."""
 
     SYMBOL: ClassVar[re.Pattern]
     TILE: ClassVar[int]
@@ -80,12 +81,20 @@ class ConvKernel:
     pool2: bool = field(default=False, kw_only=True)  # 2x2 max pool, stride 2, rows and columns floored
 
     @classmethod
+    def fields(cls, groups: tuple[str, ...]) -> tuple[int, ...] | None:
+        """The positional fields from `SYMBOL`'s groups; None where they name no kernel."""
+        return tuple(int(g) for g in groups)
+
+    @classmethod
     def from_symbol(cls, symbol: str):
         epilogue = _EPILOGUE.search(symbol)
         match = cls.SYMBOL.match(symbol[: epilogue.start()])
         if not match or (epilogue.group(4) and not cls.POOLS):
             return None
-        return cls(*(int(g) for g in match.groups()), **{name: bool(g) for name, g in zip(_PARTS, epilogue.groups())})
+        fields = cls.fields(match.groups())
+        if fields is None:
+            return None
+        return cls(*fields, **{name: bool(g) for name, g in zip(_PARTS, epilogue.groups())})
 
     @property
     def shapes_symbol(self) -> str:

@@ -10,7 +10,10 @@ two weight vectors, broadcasts the 6 pixels' input values (each at its own addre
 once per tile, so any stride, dilation and row width works) and issues twelve FMAs. The 6 x 16
 results are stored into the NCHW output one value at a time (96 stores per tile, against
 C x KH x KW x 12 FMAs). Pixels of the last tile past the end recompute the last pixel and are
-not stored. Output channels must be a multiple of 16.
+not stored. Output channels must be a multiple of 16. Where there are 32 vector registers
+(AVX-512), a tile can be 8 pixels (`pixels=8`, symbols `..._conv8p16c_...`): sixteen
+accumulators, and fewer pixels computed for nothing on small outputs (ResNet-18's last stage, 4 x
+4 pixels: two tiles of 8, not three of 6); Zen 4's tuned default.
 
 Workgroups: groups of 16 output channels x blocks of pixel tiles x batch. IREE gets it the way
 it gets `strata.direct_conv`'s kernel: a call of `PixelTileConv.symbol` in the linalg stage
@@ -32,15 +35,16 @@ from dataclasses import dataclass
 
 from strata.conv_kernel import ConvKernel, relu
 
-PIXELS = 6
+PIXELS = (6, 8)  # output pixels a register tile: 6 (twelve accumulators, the default), or 8
+# (sixteen: more than AVX2's 16 registers hold with the weights, for AVX-512's 32)
 CHANNELS = 16
 # Pixel tiles per workgroup: a group's weights stay in cache while 8 tiles (48 pixels) pass.
 TILES_PER_WORKGROUP = 8
 # A group's weights from this size on are read as two streams (the module docstring).
 TWO_STREAMS_BYTES = 128 << 10
 
-SYMBOL_PREFIX = "strata_kernel_conv6p16c_"
-_SYMBOL = re.compile(SYMBOL_PREFIX + r"n(\d+)_c(\d+)_h(\d+)_w(\d+)_f(\d+)_k(\d+)x(\d+)_s(\d+)x(\d+)_d(\d+)x(\d+)$")
+SYMBOL_PREFIX = "strata_kernel_conv"  # then <pixels>p16c_
+_SYMBOL = re.compile(SYMBOL_PREFIX + r"(\d+)p16c_n(\d+)_c(\d+)_h(\d+)_w(\d+)_f(\d+)_k(\d+)x(\d+)_s(\d+)x(\d+)_d(\d+)x(\d+)$")
 
 
 def _ceil_div(a: int, b: int) -> int:
@@ -49,7 +53,8 @@ def _ceil_div(a: int, b: int) -> int:
 
 @dataclass(frozen=True)
 class PixelTileConv(ConvKernel):
-    """A convolution with f a multiple of 16, strides (sh, sw) and dilations (dh, dw)."""
+    """A convolution with f a multiple of 16, strides (sh, sw) and dilations (dh, dw), in register
+    tiles of `pixels` output pixels (`PIXELS`)."""
 
     SYMBOL = _SYMBOL
     TILE = CHANNELS
@@ -58,6 +63,13 @@ class PixelTileConv(ConvKernel):
     sw: int = 1
     dh: int = 1
     dw: int = 1
+    pixels: int = PIXELS[0]
+
+    @classmethod
+    def fields(cls, groups: tuple[str, ...]) -> tuple[int, ...] | None:
+        """The symbol names the pixels a tile first (`conv8p16c_`), the dataclass last."""
+        pixels, *shapes = (int(g) for g in groups)
+        return (*shapes, pixels) if pixels in PIXELS else None
 
     @property
     def oh(self) -> int:
@@ -69,7 +81,7 @@ class PixelTileConv(ConvKernel):
 
     @property
     def shapes_symbol(self) -> str:
-        return (f"{SYMBOL_PREFIX}n{self.n}_c{self.c}_h{self.hp}_w{self.wp}_f{self.f}_k{self.kh}x{self.kw}"
+        return (f"{SYMBOL_PREFIX}{self.pixels}p16c_n{self.n}_c{self.c}_h{self.hp}_w{self.wp}_f{self.f}_k{self.kh}x{self.kw}"
                 f"_s{self.sh}x{self.sw}_d{self.dh}x{self.dw}")
 
     @property
@@ -84,7 +96,7 @@ class PixelTileConv(ConvKernel):
         memrefs = dict(zip((name for name, _ in self.operands()), self.memref_types()))
         x_type, w_type, out_type = memrefs["input"], memrefs["weights"], memrefs["output"]
         pixels = self.oh * self.ow
-        tiles = _ceil_div(pixels, PIXELS)
+        tiles = _ceil_div(pixels, self.pixels)
         blocks = _ceil_div(tiles, TILES_PER_WORKGROUP)
         lines: list[str] = []
         count = [0]
@@ -101,7 +113,7 @@ class PixelTileConv(ConvKernel):
             emit(16, f"{value} = {text}")
             return value
 
-        constants = sorted({0, 1, 8, PIXELS, CHANNELS, self.ow, pixels - 1, pixels, tiles, self.sh, self.sw,
+        constants = sorted({0, 1, 8, self.pixels, CHANNELS, self.ow, pixels - 1, pixels, tiles, self.sh, self.sw,
                             TILES_PER_WORKGROUP, *range(CHANNELS), *(kh * self.dh for kh in range(self.kh)),
                             *(kw * self.dw for kw in range(self.kw))})
         for value in constants:
@@ -119,9 +131,9 @@ class PixelTileConv(ConvKernel):
         emit(12, "%tile = arith.addi %first_tile, %t : index")
         emit(12, f"%live = arith.cmpi ult, %tile, %c{tiles} : index")
         emit(12, "scf.if %live {")
-        emit(14, f"%p0 = arith.muli %tile, %c{PIXELS} : index")
+        emit(14, f"%p0 = arith.muli %tile, %c{self.pixels} : index")
         at = []  # per pixel: (pixel, output row, output column, input row, input column)
-        for i in range(PIXELS):
+        for i in range(self.pixels):
             p, clamped, oh, ow, ih, iw = (name(s) for s in ("p", "pc", "oh", "ow", "ih", "iw"))
             emit(14, f"{p} = arith.addi %p0, %c{i} : index")
             emit(14, f"{clamped} = arith.minui {p}, %c{pixels - 1} : index")
@@ -131,7 +143,7 @@ class PixelTileConv(ConvKernel):
             emit(14, f"{iw} = arith.muli {ow}, %c{self.sw} : index")
             at.append((p, oh, ow, ih, iw))
         v8 = "vector<8xf32>"
-        accs = [name("acc") for _ in range(2 * PIXELS)]
+        accs = [name("acc") for _ in range(2 * self.pixels)]
         result = name("tile")
         types = ", ".join([v8] * len(accs))
         iter_args = ", ".join(f"{a} = %zero" for a in accs)

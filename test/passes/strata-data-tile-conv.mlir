@@ -8,6 +8,8 @@
 // RUN: not strata-opt --strata-data-tile-conv='direct-min-width=-1' %s 2>&1 | FileCheck %s --check-prefix=BAD-DIRECT
 // RUN: not strata-opt --strata-data-tile-conv='winograd-min-channels=-4' %s 2>&1 | FileCheck %s --check-prefix=BAD-WINOGRAD
 // RUN: strata-opt --split-input-file --strata-data-tile-conv='direct-min-width=16 pixel-tiles=true' %s | FileCheck %s --check-prefix=PIXELS
+// RUN: strata-opt --split-input-file --strata-data-tile-conv='direct-min-width=16 pixel-tiles=true tile-pixels=8' %s | FileCheck %s --check-prefix=PIXELS8
+// RUN: not strata-opt --strata-data-tile-conv='pixel-tiles=true tile-pixels=5' %s 2>&1 | FileCheck %s --check-prefix=BAD-PIXELS
 // RUN: strata-opt --split-input-file --strata-data-tile-conv='direct-min-width=16 pixel-tiles=true winograd-min-channels=16' %s | FileCheck %s --check-prefix=WINOGRAD
 
 // Batch 1, rows of 56 pixels (fourteen tiles of 4), 64 output channels (four tiles of 16), zero
@@ -195,6 +197,7 @@ func.func @untouched(%x: tensor<?x3x8x8xf32>, %w: tensor<4x3x3x3xf32>, %y: tenso
 // BAD: strata-data-tile-conv: tile-m and tile-n must be at least 1; got tile-n=0
 // BAD-DIRECT: strata-data-tile-conv: direct-min-width must be 0 (off) or more; got -1
 // BAD-WINOGRAD: strata-data-tile-conv: winograd-min-channels must be 0 (off) or more; got -4
+// BAD-PIXELS: strata-data-tile-conv: tile-pixels must be 6 or 8; got 5
 
 // -----
 
@@ -242,6 +245,9 @@ func.func @direct_choices(%x: tensor<2x8x20x20xf32>, %w: tensor<12x8x3x3xf32>, %
 // DIRECT-LABEL: func.func @pixel_tiles
 // DIRECT-COUNT-2: linalg.mmt4d
 // DIRECT-NOT:     call @strata_kernel
+// PIXELS8-LABEL: func.func @pixel_tiles
+// PIXELS8:         call @strata_kernel_conv8p16c_n1_c8_h21_w21_f32_k3x3_s2x2_d2x2(
+// PIXELS8:       func.func private @strata_kernel_conv8p16c_n1_c8_h21_w21_f32_k3x3_s2x2_d2x2(
 // PIXELS-LABEL: func.func @pixel_tiles
 // PIXELS:         %[[P:.*]] = linalg.pack %{{.*}} inner_dims_pos = [0] inner_tiles = [16] into %{{.*}} : tensor<32x8x3x3xf32> -> tensor<2x8x3x3x16xf32>
 // PIXELS:         call @strata_kernel_conv6p16c_n1_c8_h21_w21_f32_k3x3_s2x2_d2x2(%{{.*}}, %[[P]]) : (tensor<1x8x21x21xf32>, tensor<2x8x3x3x16xf32>) -> tensor<1x32x9x9xf32>

@@ -101,7 +101,10 @@ PASSES = ({'anchor': 'builtin.module',
                  "    6 output pixels x 16 output channels per register tile, each pixel's\n"
                  '    input read at its own address): the filter packs to\n'
                  '    `[F/16][C][KH][KW][16]` and the call is of\n'
-                 '    `@strata_kernel_conv6p16c_<shapes>_s<SH>x<SW>_d<DH>x<DW>`.\n'
+                 '    `@strata_kernel_conv6p16c_<shapes>_s<SH>x<SW>_d<DH>x<DW>`. With\n'
+                 '    `tile-pixels=8` a register tile is 8 pixels (sixteen accumulators, for\n'
+                 "    AVX-512's 32 registers; `conv8p16c`): fewer pixels computed past the\n"
+                 '    end of small outputs (4 x 4: 16 pixels in two tiles, not 18 in three).\n'
                  '\n'
                  '    With `winograd-min-channels` set, 3x3 stride-1 undilated f32\n'
                  '    convolutions with at least that many input channels (in whole 4s),\n'
@@ -144,6 +147,11 @@ PASSES = ({'anchor': 'builtin.module',
                'is_list': False,
                'name': 'pixel-tiles',
                'type': 'bool'},
+              {'default': '6',
+               'description': 'Output pixels per register tile of the pixel-tile kernel: 6 or 8',
+               'is_list': False,
+               'name': 'tile-pixels',
+               'type': 'int64_t'},
               {'default': '0',
                'description': 'Input channels from which 3x3 stride-1 f32 convolutions with output '
                               "channels in whole 16s go to strata's Winograd kernels (0: none)",

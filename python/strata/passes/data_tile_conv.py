@@ -137,7 +137,7 @@ def _direct(op: ir.Operation, min_width: int) -> tuple[str, list[ir.Value]] | No
     return _kernel_call(op, conv, CHANNELS) if conv.ow >= min_width else None
 
 
-def _pixel_tiles(op: ir.Operation) -> tuple[str, list[ir.Value]] | None:
+def _pixel_tiles(op: ir.Operation, pixels: int) -> tuple[str, list[ir.Value]] | None:
     """`@lowered` computing `op` by strata's pixel-tile kernel (`strata.pixel_tile_conv`), or None
     where it does not apply: output channels not a multiple of 16."""
     if not _f32_static(op):
@@ -146,7 +146,7 @@ def _pixel_tiles(op: ir.Operation) -> tuple[str, list[ir.Value]] | None:
     if f % pixel_tile_conv.CHANNELS:
         return None
     (sh, sw), (dh, dw) = _pair(op, "strides"), _pair(op, "dilations")
-    conv = pixel_tile_conv.PixelTileConv(n, c, h, width, f, kh, kw, sh, sw, dh, dw)
+    conv = pixel_tile_conv.PixelTileConv(n, c, h, width, f, kh, kw, sh, sw, dh, dw, pixels)
     return _kernel_call(op, conv, pixel_tile_conv.CHANNELS)
 
 
@@ -306,13 +306,16 @@ def run(op: ir.Operation, options) -> None:
     for name, value in (("direct-min-width", options.direct_min_width), ("winograd-min-channels", options.winograd_min_channels)):
         if value < 0:
             raise StrataError(f"strata-data-tile-conv: {name} must be 0 (off) or more; got {value}")
+    if options.tile_pixels not in pixel_tile_conv.PIXELS:
+        choices = " or ".join(map(str, pixel_tile_conv.PIXELS))
+        raise StrataError(f"strata-data-tile-conv: tile-pixels must be {choices}; got {options.tile_pixels}")
 
     def lower(conv: ir.Operation):
         winograd = _winograd(conv, options.winograd_min_channels) if options.winograd_min_channels else None
         if winograd:
             return winograd
         direct = _direct(conv, options.direct_min_width) if options.direct_min_width else None
-        pixels = _pixel_tiles(conv) if options.pixel_tiles and not direct else None
+        pixels = _pixel_tiles(conv, options.tile_pixels) if options.pixel_tiles and not direct else None
         return direct or pixels or _tiled(conv, options.tile_m, options.tile_n)
 
     splice_each(op, [_OP], lower)

@@ -97,7 +97,8 @@ def test_zen4_gets_the_kernels_and_the_16_lane_matmul_kernel(monkeypatch):
     monkeypatch.setattr(strata.targets, "host_cpu_model", lambda: ("AuthenticAMD", 25, 17))
     assert tuned_passes(CompileOptions(), matrix) == [ATTENTION_KERNEL_PASSES, SAFE_SOFTMAX_PASS, KERNEL16_PASS, TILE_PASS, FOLD_PASS, *CONSTANT_PASSES, SOFTMAX_KERNEL_PASS]
     assert tuned_passes(CompileOptions(), vectors) == [VECTOR_PASS, *CONSTANT_PASSES]
-    assert tuned_passes(CompileOptions(), frozenset({"conv", "matrix"})) == [*CONV_PASSES, *CONSTANT_PASSES]
+    conv_passes = [CONV_PASSES[0].replace("pixel-tiles=true", "pixel-tiles=true tile-pixels=8"), *CONV_PASSES[1:]]
+    assert tuned_passes(CompileOptions(), frozenset({"conv", "matrix"})) == [*conv_passes, *CONSTANT_PASSES]
     assert tuned_passes(CompileOptions(), frozenset({"matrix", "norm"})) == [LAYER_NORM_KERNEL_PASS]
     assert "--iree-llvmcpu-enable-ukernels=all" not in iree_flags(CompileOptions(), traits=vectors)
 
