@@ -45,11 +45,25 @@ def _inputs():
     return torch.randn(275, 600), torch.randn(600, 48), torch.randn(600, 40), torch.randn(275, 32), torch.randn(600, 64)
 
 
-def test_kernel_matches_eager(avx2_host):
+def _kernel_stage(pipeline: str):
+    """The model, its inputs and its linalg stage through `pipeline`, without the tuned defaults
+    (which would data-tile the matmuls first)."""
     model, args = Matmuls().eval(), _inputs()
-    # Without the tuned defaults, which would data-tile the matmuls first.
     linalg = run_stages(import_torch(model, args, []), CompileOptions(tuned=False), StageOptions(stop_at="linalg"))
-    text = _run_pipeline(linalg, "builtin.module(strata-matmul-kernel)", "linalg")
+    return model, args, _run_pipeline(linalg, f"builtin.module({pipeline})", "linalg")
+
+
+def _assert_matches_eager(text: str, model, args) -> None:
+    results = LoadedModule(compile_ir(text, CompileOptions(), input_type="auto"), "local-task").function("main")(*[a.numpy() for a in args])
+    with torch.no_grad():
+        expected = model(*args)
+    assert len(results) == len(expected)
+    for result, reference in zip(results, expected):
+        np.testing.assert_allclose(result, reference.numpy(), rtol=1e-4, atol=1e-4)
+
+
+def test_kernel_matches_eager(avx2_host):
+    model, args, text = _kernel_stage("strata-matmul-kernel")
     assert "call @strata_kernel_matmul6x16_m275_k600_n48(" in text
     assert "call @strata_kernel_matmul6x16_m275_k600_n160_bias(" in text
     assert "call @strata_kernel_matmul6x16_m275_k600_n32_bias_residual_relu(" in text
@@ -63,21 +77,14 @@ def test_kernel_matches_eager(avx2_host):
     assert "call @strata_kernel_matmul6x16_m272_k600_n64_bias(" in text
     assert (MatmulKernel(272, 600, 64).tail_panels, MatmulKernel(271, 600, 64).tail_panels) == (2, 4)
     assert text.count("linalg.matmul") == 1  # the 40 columns
-    results = LoadedModule(compile_ir(text, CompileOptions(), input_type="auto"), "local-task").function("main")(*[a.numpy() for a in args])
-    with torch.no_grad():
-        expected = model(*args)
-    assert len(results) == len(expected)
-    for result, reference in zip(results, expected):
-        np.testing.assert_allclose(result, reference.numpy(), rtol=1e-4, atol=1e-4)
+    _assert_matches_eager(text, model, args)
 
 
 def test_kernel_in_16_lanes_matches_eager(avx2_host):
     """`lanes=16` (AVX-512's vectors, Zen 4's tuned default): one vector a panel, the tails'
     panels counted for eight accumulators of one vector each; on a CPU without AVX-512 LLVM
     splits the vectors, so this runs, and must match, anywhere."""
-    model, args = Matmuls().eval(), _inputs()
-    linalg = run_stages(import_torch(model, args, []), CompileOptions(tuned=False), StageOptions(stop_at="linalg"))
-    text = _run_pipeline(linalg, "builtin.module(strata-matmul-kernel{lanes=16})", "linalg")
+    model, args, text = _kernel_stage("strata-matmul-kernel{lanes=16}")
     assert "call @strata_kernel_matmul6x16_m275_k600_n48_lanes16(" in text
     assert "call @strata_kernel_matmul6x16_m275_k600_n32_bias_residual_relu_lanes16(" in text
     assert "call @strata_kernel_matmul6x16_m1_k600_n160_bias_lanes16(" in text
@@ -87,11 +94,7 @@ def test_kernel_in_16_lanes_matches_eager(avx2_host):
     assert (kernel.tail_panels, MatmulKernel(271, 600, 64, lanes=16).tail_panels) == (4, 4)
     executable = kernel.executable("#target")
     assert "vector<16xf32>" in executable and "vector<8xf32>" not in executable
-    results = LoadedModule(compile_ir(text, CompileOptions(), input_type="auto"), "local-task").function("main")(*[a.numpy() for a in args])
-    with torch.no_grad():
-        expected = model(*args)
-    for result, reference in zip(results, expected):
-        np.testing.assert_allclose(result, reference.numpy(), rtol=1e-4, atol=1e-4)
+    _assert_matches_eager(text, model, args)
 
 
 def test_llvm_cpu_default_takes_matmuls_of_32_rows(avx2_host):
