@@ -69,15 +69,19 @@ class TunedDefault:
         return True
 
 
+def _cpuinfo() -> str:
+    """/proc/cpuinfo's text; empty where it is not readable."""
+    try:
+        return Path("/proc/cpuinfo").read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return ""
+
+
 @functools.cache
 def host_cpu_flags() -> frozenset[str]:
     """This machine's CPU feature flags as Linux reports them (`avx2`, `avx512f`, ...); empty
     where /proc/cpuinfo is not readable, so tuned defaults that need a feature stay off."""
-    try:
-        text = Path("/proc/cpuinfo").read_text(encoding="utf-8", errors="replace")
-    except OSError:
-        return frozenset()
-    match = re.search(r"^(?:flags|Features)\s*:\s*(.*)$", text, re.MULTILINE)
+    match = re.search(r"^(?:flags|Features)\s*:\s*(.*)$", _cpuinfo(), re.MULTILINE)
     return frozenset(match.group(1).split()) if match else frozenset()
 
 
@@ -85,10 +89,7 @@ def host_cpu_flags() -> frozenset[str]:
 def host_cpu_model() -> tuple[str, int, int]:
     """This machine's CPU vendor, family and model as /proc/cpuinfo gives them (`AuthenticAMD`,
     25, 17 for a Zen 4 EPYC); ("", 0, 0) where it is not readable or says none (not x86)."""
-    try:
-        text = Path("/proc/cpuinfo").read_text(encoding="utf-8", errors="replace")
-    except OSError:
-        return "", 0, 0
+    text = _cpuinfo()
     fields = dict(re.findall(r"^(vendor_id|cpu family|model)\s*:\s*(\S+)", text, re.MULTILINE))
     try:
         return fields.get("vendor_id", ""), int(fields.get("cpu family", 0)), int(fields.get("model", 0))
