@@ -55,9 +55,10 @@ def zoo():
 
 @pytest.fixture
 def avx2_host(monkeypatch):
-    """The host as an AVX2 + FMA CPU without AVX-512, which the tuned defaults that hand
-    convolutions, matmuls and softmaxes to strata's kernels require; skipped where the CPU cannot
-    run those kernels."""
+    """The host as an AVX2 + FMA CPU without AVX-512 (a Zen 3), where every tuned default that
+    hands convolutions, matmuls and softmaxes to strata's kernels applies, the 8-float matmul
+    kernel and 6-pixel convolution tiles included (a Zen 4 gets others: test_data_tile_matmul.py);
+    skipped where the CPU cannot run those kernels."""
     if not {"avx2", "fma"} <= strata.targets.host_cpu_flags():
         pytest.skip("strata's CPU kernels (convolution, matmul, softmax, attention, layer norm) need AVX2 and FMA; this CPU lacks one")
     monkeypatch.setattr(strata.targets, "host_cpu_flags", lambda: frozenset({"avx", "avx2", "fma", "sse4_2"}))
