@@ -60,6 +60,10 @@ def DataTileConv : Pass<"strata-data-tile-conv", "ModuleOp"> {
     `tile-pixels=8` a register tile is 8 pixels (sixteen accumulators, for
     AVX-512's 32 registers; `conv8p16c`): fewer pixels computed past the
     end of small outputs (4 x 4: 16 pixels in two tiles, not 18 in three).
+    With `lanes=16` the pixel-tile and Winograd kernels compute in AVX-512's
+    16-float vectors (a tile's 16 output channels in one: half the
+    instructions; symbols `..._conv8p16c_lanes16_...`,
+    `..._winograd2x2_lanes16_...`).
 
     With `winograd-min-channels` set, 3x3 stride-1 undilated f32
     convolutions with at least that many input channels (in whole 4s),
@@ -90,6 +94,8 @@ def DataTileConv : Pass<"strata-data-tile-conv", "ModuleOp"> {
            "Send the other f32 convolutions with output channels in whole 16s to strata's pixel-tile kernel">,
     Option<"tilePixels", "tile-pixels", "int64_t", "6",
            "Output pixels per register tile of the pixel-tile kernel: 6 or 8">,
+    Option<"lanes", "lanes", "int64_t", "8",
+           "Floats per vector of the pixel-tile and Winograd kernels: 8 (AVX2) or 16 (AVX-512)">,
     Option<"winogradMinChannels", "winograd-min-channels", "int64_t", "0",
            "Input channels from which 3x3 stride-1 f32 convolutions with output channels in whole 16s go to strata's Winograd kernels (0: none)">,
   ];

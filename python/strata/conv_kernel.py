@@ -19,6 +19,7 @@ import struct
 from dataclasses import dataclass, field
 from typing import ClassVar
 
+LANES = (8, 16)  # floats a vector of the pixel-tile and Winograd kernels: AVX2's 8 (the default) or AVX-512's 16
 _EPILOGUE = re.compile(r"(_affine)?(_residual)?(_relu)?(_pool2)?$")
 _PARTS = ("affine", "residual", "relu", "pool2")
 

@@ -13,7 +13,11 @@ C x KH x KW x 12 FMAs). Pixels of the last tile past the end recompute the last 
 not stored. Output channels must be a multiple of 16. Where there are 32 vector registers
 (AVX-512), a tile can be 8 pixels (`pixels=8`, symbols `..._conv8p16c_...`): sixteen
 accumulators, and fewer pixels computed for nothing on small outputs (ResNet-18's last stage, 4 x
-4 pixels: two tiles of 8, not three of 6); Zen 4's tuned default.
+4 pixels: two tiles of 8, not three of 6). In AVX-512's 16-float vectors (`lanes=16`, symbols
+`..._conv8p16c_lanes16_...`) a pixel's 16 channels are one vector: per input channel and tap one
+weight load and one FMA a pixel: half the instructions for the same FLOPs (Zen 4 computes a
+16-float FMA as two 8-float halves, at the FLOP rate of 8-float ones). ResNet-18 took 0.941-0.952x
+the time per call with it (one thread). Zen 4's tuned default is 8 pixels in 16 floats.
 
 Workgroups: groups of 16 output channels x blocks of pixel tiles x batch. IREE gets it the way
 it gets `strata.direct_conv`'s kernel: a call of `PixelTileConv.symbol` in the linalg stage
@@ -33,10 +37,10 @@ with 64 and 128 channels (72 KiB and less a group) gained nothing. Four streams 
 import re
 from dataclasses import dataclass
 
-from strata.conv_kernel import ConvKernel, relu
+from strata.conv_kernel import LANES, ConvKernel, relu
 
-PIXELS = (6, 8)  # output pixels a register tile: 6 (twelve accumulators, the default), or 8
-# (sixteen: more than AVX2's 16 registers hold with the weights, for AVX-512's 32)
+PIXELS = (6, 8)  # output pixels a register tile: 6 (twelve accumulators of 8 floats, the
+# default), or 8 (sixteen: more than AVX2's 16 registers hold with the weights, for AVX-512's 32)
 CHANNELS = 16
 # Pixel tiles per workgroup: a group's weights stay in cache while 8 tiles (48 pixels) pass.
 TILES_PER_WORKGROUP = 8
@@ -44,7 +48,7 @@ TILES_PER_WORKGROUP = 8
 TWO_STREAMS_BYTES = 128 << 10
 
 SYMBOL_PREFIX = "strata_kernel_conv"  # then <pixels>p16c_
-_SYMBOL = re.compile(SYMBOL_PREFIX + r"(\d+)p16c_n(\d+)_c(\d+)_h(\d+)_w(\d+)_f(\d+)_k(\d+)x(\d+)_s(\d+)x(\d+)_d(\d+)x(\d+)$")
+_SYMBOL = re.compile(SYMBOL_PREFIX + r"(\d+)p16c_(?:lanes(\d+)_)?n(\d+)_c(\d+)_h(\d+)_w(\d+)_f(\d+)_k(\d+)x(\d+)_s(\d+)x(\d+)_d(\d+)x(\d+)$")
 
 
 def _ceil_div(a: int, b: int) -> int:
@@ -64,12 +68,16 @@ class PixelTileConv(ConvKernel):
     dh: int = 1
     dw: int = 1
     pixels: int = PIXELS[0]
+    lanes: int = LANES[0]
 
     @classmethod
     def fields(cls, groups: tuple[str, ...]) -> tuple[int, ...] | None:
-        """The symbol names the pixels a tile first (`conv8p16c_`), the dataclass last."""
-        pixels, *shapes = (int(g) for g in groups)
-        return (*shapes, pixels) if pixels in PIXELS else None
+        """The symbol names the pixels a tile and the lanes first (`conv8p16c_lanes16_`; no lanes
+        for 8), the dataclass last."""
+        pixels, lanes, *shapes = groups
+        if int(pixels) not in PIXELS or (lanes is not None and int(lanes) not in LANES[1:]):
+            return None
+        return (*(int(g) for g in shapes), int(pixels), int(lanes or LANES[0]))
 
     @property
     def oh(self) -> int:
@@ -81,7 +89,8 @@ class PixelTileConv(ConvKernel):
 
     @property
     def shapes_symbol(self) -> str:
-        return (f"{SYMBOL_PREFIX}{self.pixels}p16c_n{self.n}_c{self.c}_h{self.hp}_w{self.wp}_f{self.f}_k{self.kh}x{self.kw}"
+        lanes = f"lanes{self.lanes}_" if self.lanes != LANES[0] else ""
+        return (f"{SYMBOL_PREFIX}{self.pixels}p16c_{lanes}n{self.n}_c{self.c}_h{self.hp}_w{self.wp}_f{self.f}_k{self.kh}x{self.kw}"
                 f"_s{self.sh}x{self.sw}_d{self.dh}x{self.dw}")
 
     @property
@@ -92,7 +101,7 @@ class PixelTileConv(ConvKernel):
 
     def executable(self, target: str) -> str:
         """The `hal.executable` computing this convolution and its epilogue for `target` (AVX2
-        and FMA)."""
+        and FMA; AVX-512 for 16 lanes, which LLVM splits in two elsewhere)."""
         memrefs = dict(zip((name for name, _ in self.operands()), self.memref_types()))
         x_type, w_type, out_type = memrefs["input"], memrefs["weights"], memrefs["output"]
         pixels = self.oh * self.ow
@@ -113,12 +122,14 @@ class PixelTileConv(ConvKernel):
             emit(16, f"{value} = {text}")
             return value
 
-        constants = sorted({0, 1, 8, self.pixels, CHANNELS, self.ow, pixels - 1, pixels, tiles, self.sh, self.sw,
+        lanes, vectors = self.lanes, CHANNELS // self.lanes  # vectors: per pixel, and of weights
+        vec = f"vector<{lanes}xf32>"
+        constants = sorted({0, 1, self.pixels, *(lanes * v for v in range(vectors)), CHANNELS, self.ow, pixels - 1, pixels, tiles, self.sh, self.sw,
                             TILES_PER_WORKGROUP, *range(CHANNELS), *(kh * self.dh for kh in range(self.kh)),
                             *(kw * self.dw for kw in range(self.kw))})
         for value in constants:
             emit(10, f"%c{value} = arith.constant {value} : index")
-        emit(10, "%zero = arith.constant dense<0.0> : vector<8xf32>")
+        emit(10, f"%zero = arith.constant dense<0.0> : {vec}")
         emit(10, "%zero_f32 = arith.constant 0.0 : f32")
         for line in self.bindings():
             emit(10, line)
@@ -142,10 +153,9 @@ class PixelTileConv(ConvKernel):
             emit(14, f"{ih} = arith.muli {oh}, %c{self.sh} : index")
             emit(14, f"{iw} = arith.muli {ow}, %c{self.sw} : index")
             at.append((p, oh, ow, ih, iw))
-        v8 = "vector<8xf32>"
-        accs = [name("acc") for _ in range(2 * self.pixels)]
+        accs = [name("acc") for _ in range(vectors * self.pixels)]
         result = name("tile")
-        types = ", ".join([v8] * len(accs))
+        types = ", ".join([vec] * len(accs))
         iter_args = ", ".join(f"{a} = %zero" for a in accs)
         streams = self.weight_streams
         emit(14, f"%stream_channels = arith.constant {self.c // streams} : index")
@@ -164,46 +174,47 @@ class PixelTileConv(ConvKernel):
                     emit(16, f"{row} = arith.addi {ih}, %c{kh * self.dh} : index")
                     rows.append(row)
                 for kw in range(self.kw):
-                    w0, w1 = name("w"), name("w")
-                    emit(16, f"{w0} = vector.load %weights[%group, {ci}, %c{kh}, %c{kw}, %c0] : {w_type}, {v8}")
-                    emit(16, f"{w1} = vector.load %weights[%group, {ci}, %c{kh}, %c{kw}, %c8] : {w_type}, {v8}")
+                    weights = []
+                    for v in range(vectors):
+                        weights.append(name("w"))
+                        emit(16, f"{weights[-1]} = vector.load %weights[%group, {ci}, %c{kh}, %c{kw}, %c{lanes * v}] : {w_type}, {vec}")
                     following = []
                     for i, (_, _, _, _, iw) in enumerate(at):
                         col, x, xb = name("col"), name("x"), name("xb")
                         emit(16, f"{col} = arith.addi {iw}, %c{kw * self.dw} : index")
                         emit(16, f"{x} = memref.load %input[%n, {ci}, {rows[i]}, {col}] : {x_type}")
-                        emit(16, f"{xb} = vector.broadcast {x} : f32 to {v8}")
-                        for v, w in enumerate((w0, w1)):
+                        emit(16, f"{xb} = vector.broadcast {x} : f32 to {vec}")
+                        for v, w in enumerate(weights):
                             acc = name("fma")
-                            emit(16, f"{acc} = vector.fma {xb}, {w}, {current[2 * i + v]} : {v8}")
+                            emit(16, f"{acc} = vector.fma {xb}, {w}, {current[vectors * i + v]} : {vec}")
                             following.append(acc)
                     current = following
         emit(16, f"scf.yield {', '.join(current)} : {types}")
         emit(14, "}")
-        if self.affine:  # 16 channels' scale and shift, two vectors each
+        if self.affine:  # 16 channels' scale and shift, a vector or two each
             scales, shifts = [], []
-            for v in range(2):
+            for v in range(vectors):
                 channel = name("fc")
-                emit(14, f"{channel} = arith.addi %f0, %c{8 * v} : index")
+                emit(14, f"{channel} = arith.addi %f0, %c{lanes * v} : index")
                 for buffer, values in (("scale", scales), ("shift", shifts)):
                     values.append(name(buffer))
-                    emit(14, f"{values[-1]} = vector.load %{buffer}[{channel}] : {memrefs['scale']}, {v8}")
+                    emit(14, f"{values[-1]} = vector.load %{buffer}[{channel}] : {memrefs['scale']}, {vec}")
         for i, (p, oh, ow, _, _) in enumerate(at):
             inside = name("inside")
             emit(14, f"{inside} = arith.cmpi ult, {p}, %c{pixels} : index")
             emit(14, f"scf.if {inside} {{")
-            for v in range(2):
-                vector = f"{result}#{2 * i + v}"
+            for v in range(vectors):
+                vector = f"{result}#{vectors * i + v}"
                 if self.affine:
                     scaled = name("e")
-                    emit(16, f"{scaled} = vector.fma {vector}, {scales[v]}, {shifts[v]} : {v8}")
+                    emit(16, f"{scaled} = vector.fma {vector}, {scales[v]}, {shifts[v]} : {vec}")
                     vector = scaled
                 if self.relu and not self.residual:
-                    vector = relu(define, vector, v8)
-                for lane in range(8):
+                    vector = relu(define, vector, vec)
+                for lane in range(lanes):
                     value, channel = name("v"), name("fc")
-                    emit(16, f"{value} = vector.extract {vector}[{lane}] : f32 from {v8}")
-                    emit(16, f"{channel} = arith.addi %f0, %c{8 * v + lane} : index")
+                    emit(16, f"{value} = vector.extract {vector}[{lane}] : f32 from {vec}")
+                    emit(16, f"{channel} = arith.addi %f0, %c{lanes * v + lane} : index")
                     if self.residual:  # added value by value, as the outputs are stored
                         residual, total = name("r"), name("e")
                         emit(16, f"{residual} = memref.load %residual[%n, {channel}, {oh}, {ow}] : {out_type}")

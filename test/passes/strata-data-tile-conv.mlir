@@ -11,6 +11,8 @@
 // RUN: strata-opt --split-input-file --strata-data-tile-conv='direct-min-width=16 pixel-tiles=true tile-pixels=8' %s | FileCheck %s --check-prefix=PIXELS8
 // RUN: not strata-opt --strata-data-tile-conv='pixel-tiles=true tile-pixels=5' %s 2>&1 | FileCheck %s --check-prefix=BAD-PIXELS
 // RUN: strata-opt --split-input-file --strata-data-tile-conv='direct-min-width=16 pixel-tiles=true winograd-min-channels=16' %s | FileCheck %s --check-prefix=WINOGRAD
+// RUN: strata-opt --split-input-file --strata-data-tile-conv='direct-min-width=16 pixel-tiles=true tile-pixels=8 lanes=16 winograd-min-channels=16' %s | FileCheck %s --check-prefix=LANES16
+// RUN: not strata-opt --strata-data-tile-conv='lanes=12' %s 2>&1 | FileCheck %s --check-prefix=BAD-LANES
 
 // Batch 1, rows of 56 pixels (fourteen tiles of 4), 64 output channels (four tiles of 16), zero
 // init. The patches are gathered straight into the mmt4d's tiles, [1][56][14][32][3][3][4][1],
@@ -198,6 +200,7 @@ func.func @untouched(%x: tensor<?x3x8x8xf32>, %w: tensor<4x3x3x3xf32>, %y: tenso
 // BAD-DIRECT: strata-data-tile-conv: direct-min-width must be 0 (off) or more; got -1
 // BAD-WINOGRAD: strata-data-tile-conv: winograd-min-channels must be 0 (off) or more; got -4
 // BAD-PIXELS: strata-data-tile-conv: tile-pixels must be 6 or 8; got 5
+// BAD-LANES: strata-data-tile-conv: lanes must be 8 or 16; got 12
 
 // -----
 
@@ -240,11 +243,15 @@ func.func @direct_choices(%x: tensor<2x8x20x20xf32>, %w: tensor<12x8x3x3xf32>, %
 // Pixel tiles: with pixel-tiles=true a strided, dilated convolution whose 32 output channels are
 // whole tiles of 16 goes to strata's pixel-tile kernel (the filter packed [2][8][3][3][16], the
 // strides and dilations in the name); 12 output channels stay tiled, as both do without it.
+// With tile-pixels=8 and lanes=16 the symbol says both.
 // CHECK-LABEL: func.func @pixel_tiles
 // CHECK-COUNT-2: linalg.mmt4d
 // DIRECT-LABEL: func.func @pixel_tiles
 // DIRECT-COUNT-2: linalg.mmt4d
 // DIRECT-NOT:     call @strata_kernel
+// LANES16-LABEL: func.func @pixel_tiles
+// LANES16:         call @strata_kernel_conv8p16c_lanes16_n1_c8_h21_w21_f32_k3x3_s2x2_d2x2(
+// LANES16:       func.func private @strata_kernel_conv8p16c_lanes16_n1_c8_h21_w21_f32_k3x3_s2x2_d2x2(
 // PIXELS8-LABEL: func.func @pixel_tiles
 // PIXELS8:         call @strata_kernel_conv8p16c_n1_c8_h21_w21_f32_k3x3_s2x2_d2x2(
 // PIXELS8:       func.func private @strata_kernel_conv8p16c_n1_c8_h21_w21_f32_k3x3_s2x2_d2x2(
@@ -276,7 +283,8 @@ func.func @pixel_tiles(%x: tensor<1x8x21x21xf32>, %w: tensor<32x8x3x3xf32>, %v: 
 // the filter G g G^T (G a constant, which the rewrite moves to the function's start) is a generic over the (constant) filter, [4][4][2][16][16] collapsed to
 // [16][2][16][16]; the call of the product kernel takes both; the bias is added after. Left to
 // the other kernels: 12 input channels (not at least 16), 14 (not whole 4s), 24 output channels
-// (not whole 16s), 3 x 3 tiles (fewer than 16), stride 2.
+// (not whole 16s), 3 x 3 tiles (fewer than 16), stride 2. With lanes=16 the product kernel's
+// symbol says so; the input transform is the same.
 // WINOGRAD-LABEL: func.func @winograd
 // WINOGRAD-SAME:    (%[[X:.*]]: tensor<1x16x9x11xf32>, %[[W:.*]]: tensor<32x16x3x3xf32>
 // WINOGRAD:         %[[G:.*]] = arith.constant dense<{{\[\[}}1.000000e+00, 0.000000e+00, 0.000000e+00], [5.000000e-01, 5.000000e-01, 5.000000e-01], [5.000000e-01, -5.000000e-01, 5.000000e-01], [0.000000e+00, 0.000000e+00, 1.000000e+00]]> : tensor<4x3xf32>
@@ -290,6 +298,11 @@ func.func @pixel_tiles(%x: tensor<1x8x21x21xf32>, %w: tensor<32x8x3x3xf32>, %v: 
 // WINOGRAD:         return
 // WINOGRAD-DAG:   func.func private @strata_kernel_winograd_in_n1_c16_h10_w18_t4x5(tensor<1x16x10x18xf32>) -> tensor<1x16x4x16x6xf32>
 // WINOGRAD-DAG:   func.func private @strata_kernel_winograd2x2_n1_c16_h9_w11_f32_k3x3(tensor<1x16x4x16x6xf32>, tensor<16x2x16x16xf32>) -> tensor<1x32x7x9xf32>
+// LANES16-LABEL: func.func @winograd
+// LANES16:         %[[V:.*]] = call @strata_kernel_winograd_in_n1_c16_h10_w18_t4x5(
+// LANES16:         call @strata_kernel_winograd2x2_lanes16_n1_c16_h9_w11_f32_k3x3(%[[V]], %{{.*}}) : (tensor<1x16x4x16x6xf32>, tensor<16x2x16x16xf32>) -> tensor<1x32x7x9xf32>
+// LANES16-NOT:     call @strata_kernel_winograd2x2_
+// LANES16:         return
 #id = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
 func.func @winograd(%x: tensor<1x16x9x11xf32>, %w: tensor<32x16x3x3xf32>, %bias: tensor<1x32x7x9xf32>, %x12: tensor<1x12x9x11xf32>,
                     %w12: tensor<32x12x3x3xf32>, %x14: tensor<1x14x9x11xf32>, %w14: tensor<32x14x3x3xf32>, %w24: tensor<24x16x3x3xf32>,

@@ -105,6 +105,10 @@ PASSES = ({'anchor': 'builtin.module',
                  '    `tile-pixels=8` a register tile is 8 pixels (sixteen accumulators, for\n'
                  "    AVX-512's 32 registers; `conv8p16c`): fewer pixels computed past the\n"
                  '    end of small outputs (4 x 4: 16 pixels in two tiles, not 18 in three).\n'
+                 "    With `lanes=16` the pixel-tile and Winograd kernels compute in AVX-512's\n"
+                 "    16-float vectors (a tile's 16 output channels in one: half the\n"
+                 '    instructions; symbols `..._conv8p16c_lanes16_...`,\n'
+                 '    `..._winograd2x2_lanes16_...`).\n'
                  '\n'
                  '    With `winograd-min-channels` set, 3x3 stride-1 undilated f32\n'
                  '    convolutions with at least that many input channels (in whole 4s),\n'
@@ -151,6 +155,12 @@ PASSES = ({'anchor': 'builtin.module',
                'description': 'Output pixels per register tile of the pixel-tile kernel: 6 or 8',
                'is_list': False,
                'name': 'tile-pixels',
+               'type': 'int64_t'},
+              {'default': '8',
+               'description': 'Floats per vector of the pixel-tile and Winograd kernels: 8 (AVX2) '
+                              'or 16 (AVX-512)',
+               'is_list': False,
+               'name': 'lanes',
                'type': 'int64_t'},
               {'default': '0',
                'description': 'Input channels from which 3x3 stride-1 f32 convolutions with output '

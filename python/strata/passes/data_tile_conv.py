@@ -15,6 +15,7 @@ import math
 from torch_mlir import ir
 
 from strata import pixel_tile_conv, winograd_conv
+from strata.conv_kernel import LANES
 from strata.direct_conv import CHANNELS, DirectConv
 from strata.errors import StrataError
 from strata.ir_splice import splice_each, tensor_type
@@ -137,7 +138,7 @@ def _direct(op: ir.Operation, min_width: int) -> tuple[str, list[ir.Value]] | No
     return _kernel_call(op, conv, CHANNELS) if conv.ow >= min_width else None
 
 
-def _pixel_tiles(op: ir.Operation, pixels: int) -> tuple[str, list[ir.Value]] | None:
+def _pixel_tiles(op: ir.Operation, pixels: int, lanes: int) -> tuple[str, list[ir.Value]] | None:
     """`@lowered` computing `op` by strata's pixel-tile kernel (`strata.pixel_tile_conv`), or None
     where it does not apply: output channels not a multiple of 16."""
     if not _f32_static(op):
@@ -146,11 +147,11 @@ def _pixel_tiles(op: ir.Operation, pixels: int) -> tuple[str, list[ir.Value]] | 
     if f % pixel_tile_conv.CHANNELS:
         return None
     (sh, sw), (dh, dw) = _pair(op, "strides"), _pair(op, "dilations")
-    conv = pixel_tile_conv.PixelTileConv(n, c, h, width, f, kh, kw, sh, sw, dh, dw, pixels)
+    conv = pixel_tile_conv.PixelTileConv(n, c, h, width, f, kh, kw, sh, sw, dh, dw, pixels, lanes)
     return _kernel_call(op, conv, pixel_tile_conv.CHANNELS)
 
 
-def _winograd(op: ir.Operation, min_channels: int) -> tuple[str, list[ir.Value]] | None:
+def _winograd(op: ir.Operation, min_channels: int, lanes: int) -> tuple[str, list[ir.Value]] | None:
     """`@lowered` computing `op` by strata's Winograd F(2x2, 3x3) kernels
     (`strata.winograd_conv`), or None where they do not apply: 3x3, stride 1, no dilation, output
     channels in whole 16s, input channels in whole 4s and at least `min_channels` of them, and
@@ -160,7 +161,7 @@ def _winograd(op: ir.Operation, min_channels: int) -> tuple[str, list[ir.Value]]
     (n, c, h, width), (f, _, kh, kw) = (list(v.type.shape) for v in op.operands[:2])
     if (kh, kw) != (3, 3) or f % winograd_conv.CHANNELS or c % winograd_conv.UNROLL or c < min_channels:
         return None
-    conv = winograd_conv.WinogradConv(n, c, h, width, f, kh, kw)
+    conv = winograd_conv.WinogradConv(n, c, h, width, f, kh, kw, lanes=lanes)
     th, tw = conv.tiles
     if th * tw < winograd_conv.MIN_TILES:
         return None
@@ -309,13 +310,16 @@ def run(op: ir.Operation, options) -> None:
     if options.tile_pixels not in pixel_tile_conv.PIXELS:
         choices = " or ".join(map(str, pixel_tile_conv.PIXELS))
         raise StrataError(f"strata-data-tile-conv: tile-pixels must be {choices}; got {options.tile_pixels}")
+    if options.lanes not in LANES:
+        choices = " or ".join(map(str, LANES))
+        raise StrataError(f"strata-data-tile-conv: lanes must be {choices}; got {options.lanes}")
 
     def lower(conv: ir.Operation):
-        winograd = _winograd(conv, options.winograd_min_channels) if options.winograd_min_channels else None
+        winograd = _winograd(conv, options.winograd_min_channels, options.lanes) if options.winograd_min_channels else None
         if winograd:
             return winograd
         direct = _direct(conv, options.direct_min_width) if options.direct_min_width else None
-        pixels = _pixel_tiles(conv, options.tile_pixels) if options.pixel_tiles and not direct else None
+        pixels = _pixel_tiles(conv, options.tile_pixels, options.lanes) if options.pixel_tiles and not direct else None
         return direct or pixels or _tiled(conv, options.tile_m, options.tile_n)
 
     splice_each(op, [_OP], lower)

@@ -62,16 +62,17 @@ def test_tiled_convolutions_match_eager(batch):
     assert_matches_eager(results, model, args)
 
 
-def test_zen4_tiles_of_8_pixels_match_eager(monkeypatch):
-    """On Zen 4 (AVX-512's 32 registers) the pixel-tile kernel takes 8 pixels a tile
-    (`conv-mmt4d-8-pixels`): the strided convolution's 12 x 12 pixels are 18 tiles of 8. Any x86
-    CPU computes them right (with 16 registers LLVM spills some accumulators)."""
+def test_zen4_tiles_of_8_pixels_in_16_floats_match_eager(monkeypatch):
+    """On Zen 4 (AVX-512's 32 registers) the pixel-tile kernel takes 8 pixels a tile in 16-float
+    vectors (`conv-mmt4d-16-lanes`): the strided convolution's 12 x 12 pixels are 18 tiles of 8.
+    Any x86 CPU computes them right (without AVX-512 LLVM splits the vectors and spills some
+    accumulators)."""
     monkeypatch.setattr(strata.targets, "host_cpu_flags", lambda: AVX2 | {"avx512f"})
     monkeypatch.setattr(strata.targets, "host_cpu_model", lambda: ("AuthenticAMD", 25, 17))
     torch.manual_seed(0)
     model, args = Convolutions().eval(), (torch.randn(2, 3, 24, 24),)
     linalg, results = linalg_and_run(model, args)
-    assert linalg.count("call @strata_kernel_conv8p16c_") == 1 and "conv6p16c" not in linalg
+    assert linalg.count("call @strata_kernel_conv8p16c_lanes16_") == 1 and "conv6p16c" not in linalg
     assert_matches_eager(results, model, args)
 
 

@@ -213,6 +213,11 @@ def test_symbol_names_the_shapes():
     assert pooled.symbol == conv.symbol + "_residual_relu_pool2" and kernel_of(pooled.symbol) == pooled
     assert pooled.types()[2] == "tensor<2x64x56x56xf32>" and pooled.types()[3] == "tensor<2x64x28x28xf32>"
     assert PixelTileConv.from_symbol(pixels.symbol + "_pool2") is None  # only the row kernel pools
+    wide = PixelTileConv(n=1, c=512, hp=6, wp=6, f=512, kh=3, kw=3, pixels=8, lanes=16).with_epilogue(affine=True, residual=False, relu=True)
+    assert wide.symbol == "strata_kernel_conv8p16c_lanes16_n1_c512_h6_w6_f512_k3x3_s1x1_d1x1_affine_relu"
+    assert kernel_of(wide.symbol) == wide
+    for other in ("lanes8_", "lanes32_"):  # 8 lanes are named by no suffix; 32 are not a kernel
+        assert kernel_of(wide.symbol.replace("lanes16_", other)) is None
 
 
 def _calling_module(conv) -> str:

@@ -15,6 +15,7 @@ import pytest
 import torch
 from torch import nn
 
+import strata.targets
 from compiled_vs_eager import assert_matches_eager, linalg_and_run
 from strata.kernel_calls import kernel_of
 from strata.winograd_conv import WinogradConv, WinogradInput, tiles_last, transformed_type
@@ -58,6 +59,19 @@ def test_winograd_matches_eager(avx2_host, batch, height, width):
     assert_matches_eager(results, model, args)
 
 
+@pytest.mark.parametrize("batch, height, width", [(1, 9, 21), (2, 6, 32)])
+def test_zen4_16_lanes_match_eager(monkeypatch, batch, height, width):
+    """Zen 4's products in 16-float vectors (`conv-mmt4d-16-lanes`), on V grouped and tiles last.
+    Any x86 CPU computes them right (without AVX-512 LLVM splits the vectors)."""
+    monkeypatch.setattr(strata.targets, "host_cpu_flags", lambda: frozenset({"avx", "avx2", "fma", "sse4_2", "avx512f"}))
+    monkeypatch.setattr(strata.targets, "host_cpu_model", lambda: ("AuthenticAMD", 25, 17))
+    torch.manual_seed(0)
+    model, args = Winograd().eval(), (torch.randn(batch, 3, height, width),)
+    linalg, results = linalg_and_run(model, args)
+    assert linalg.count("call @strata_kernel_winograd2x2_lanes16_") == 3 and "call @strata_kernel_winograd2x2_n" not in linalg
+    assert_matches_eager(results, model, args)
+
+
 def test_symbols_name_the_shapes():
     conv = WinogradConv(n=1, c=64, hp=30, wp=30, f=64, kh=3, kw=3)
     assert conv.symbol == "strata_kernel_winograd2x2_n1_c64_h30_w30_f64_k3x3"
@@ -73,5 +87,9 @@ def test_symbols_name_the_shapes():
     )
     assert transformed_type(1, 64, 14, 14) == "tensor<1x16x33x64x6xf32>"  # grouped
     assert transformed_type(1, 32, 28, 28) == "tensor<1x16x32x792xf32>"  # tiles last: 131 register tiles
+    wide = WinogradConv(n=1, c=64, hp=30, wp=30, f=64, kh=3, kw=3, lanes=16).with_epilogue(affine=True, residual=True, relu=True)
+    assert wide.symbol == "strata_kernel_winograd2x2_lanes16_n1_c64_h30_w30_f64_k3x3_affine_residual_relu"
+    assert kernel_of(wide.symbol) == wide and wide.types() == WinogradConv(1, 64, 30, 30, 64, 3, 3, affine=True, residual=True, relu=True).types()
+    assert kernel_of(wide.symbol.replace("lanes16", "lanes8")) is None  # 8 lanes are named by no suffix
     transform = WinogradInput(n=1, c=64, hp=30, wp=34, th=14, tw=14)
     assert kernel_of(transform.symbol) == transform and transform.channels_per_workgroup == 16
