@@ -25,8 +25,17 @@ def SoftmaxKernel : Pass<"strata-softmax-kernel", "ModuleOp"> {
     reads the result and the rows are whole tiles, the kernel writes those
     tiles and the pack goes.
 
+    With `lanes=16` the kernel computes rows of whole 16-element vectors in
+    AVX-512's 16-float vectors (`..._lanes16`: half the instructions; the
+    8-row tiles stay in 8 floats, and so do rows of whole 8s only).
+
     llvm-cpu's tuned default `softmax-kernel` runs it on models with
     matmuls, after the other defaults (targets/llvm-cpu.toml has the
-    figures: the GPT-2 block's softmax and pack 477 -> 279 us a call).
+    figures: the GPT-2 block's softmax and pack 477 -> 279 us a call);
+    `softmax-kernel-16` in 16 floats on Zen 4.
   }];
+  let options = [
+    Option<"lanes", "lanes", "int64_t", "8",
+           "Floats per vector of the row kernel: 8 (AVX2) or 16 (AVX-512)">,
+  ];
 }

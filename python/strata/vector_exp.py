@@ -17,8 +17,6 @@ passes the clamp and gives NaN. `x > 0` is not served: a softmax exponentiates `
 Accuracy over [-87.3, 0]: within 1 ulp of the correctly rounded value (test_vector_exp).
 """
 
-LANES = 8
-
 # name -> value; emitted once per kernel as `%exp_<name>` vector constants.
 _F32 = {
     "lo": "-88.0",
@@ -37,22 +35,23 @@ _F32 = {
 _I32 = {"bias": 127 << 23, "exponent_shift": 23}
 
 
-def constants() -> list[str]:
-    """The lines defining the constants `exp` reads, for the top of the function."""
-    v8, i8 = f"vector<{LANES}xf32>", f"vector<{LANES}xi32>"
+def constants(lanes: int = 8) -> list[str]:
+    """The lines defining the constants `exp` reads, vectors of `lanes`, for the top of the
+    function."""
+    v8, i8 = f"vector<{lanes}xf32>", f"vector<{lanes}xi32>"
     return [f"%exp_{name} = arith.constant dense<{value}> : {v8}" for name, value in _F32.items()] + [
         f"%exp_{name} = arith.constant dense<{value}> : {i8}" for name, value in _I32.items()
     ]
 
 
-def exp(x: str, result: str, tag: str) -> list[str]:
-    """Lines computing `result = exp(x)` (SSA names with `%`); `tag` keeps their temporaries apart
-    from another expansion's in the same block."""
-    v8, i8 = f"vector<{LANES}xf32>", f"vector<{LANES}xi32>"
+def exp(x: str, result: str, tag: str, lanes: int = 8) -> list[str]:
+    """Lines computing `result = exp(x)` (SSA names with `%`, vectors of `lanes`); `tag` keeps their
+    temporaries apart from another expansion's in the same block."""
+    v8, i8 = f"vector<{lanes}xf32>", f"vector<{lanes}xi32>"
     t = f"%expv{tag}_"
     return [
         f"{t}below = arith.cmpf ogt, %exp_lo, {x} : {v8}",
-        f"{t}x = arith.select {t}below, %exp_lo, {x} : vector<{LANES}xi1>, {v8}",
+        f"{t}x = arith.select {t}below, %exp_lo, {x} : vector<{lanes}xi1>, {v8}",
         f"{t}scaled = arith.mulf {t}x, %exp_log2e : {v8}",
         f"{t}shifted = arith.addf {t}scaled, %exp_shift : {v8}",
         f"{t}n = arith.subf {t}shifted, %exp_shift : {v8}",

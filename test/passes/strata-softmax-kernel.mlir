@@ -3,12 +3,20 @@
 // -inf, become a call of strata's row kernel on the input collapsed to rows; where a pack into a
 // matmul's 8x1 A tiles reads the result, the kernel writes those tiles (`_t8`). Numerics through
 // IREE: test/python/iree/test_softmax_kernel.py.
+// With lanes=16, rows of whole 16-element vectors in 16-float vectors (`_lanes16`); the 8-row
+// tiles stay in 8.
 // RUN: strata-opt --split-input-file --strata-softmax-kernel %s | FileCheck %s
+// RUN: strata-opt --split-input-file --strata-softmax-kernel='lanes=16' %s | FileCheck %s --check-prefix=LANES16
+// RUN: not strata-opt --split-input-file --strata-softmax-kernel='lanes=4' %s 2>&1 | FileCheck %s --check-prefix=BAD-LANES
+// BAD-LANES: strata-softmax-kernel: lanes must be 8 or 16; got 4
 
 #x = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
 #row = affine_map<(d0, d1, d2) -> (d0, d1)>
 #row1 = affine_map<(d0, d1, d2) -> (d0, d1, 0)>
 
+// LANES16-LABEL: func.func @softmax
+// LANES16:         call @strata_kernel_softmax_r8_c16_lanes16(%{{.*}}) : (tensor<8x16xf32>) -> tensor<8x16xf32>
+// LANES16:       func.func private @strata_kernel_softmax_r8_c16_lanes16(tensor<8x16xf32>) -> tensor<8x16xf32>
 // CHECK-LABEL: func.func @softmax
 // CHECK-SAME:    (%[[X:.*]]: tensor<2x4x16xf32>)
 // CHECK:         %[[ROWS:.*]] = tensor.collapse_shape %[[X]] {{\[\[}}0, 1], [2]] : tensor<2x4x16xf32> into tensor<8x16xf32>
@@ -67,6 +75,8 @@ func.func @softmax(%x: tensor<2x4x16xf32>) -> tensor<2x4x16xf32> {
 #row1 = affine_map<(d0, d1, d2) -> (d0, d1, 0)>
 
 // The safe softmax (rows of only -inf give zeros), packed into 8x1 tiles for the next matmul.
+// LANES16-LABEL: func.func @safe_softmax_packed
+// LANES16:         call @strata_kernel_softmax_r16_c16_safe_t8(%{{.*}}) : (tensor<16x16xf32>) -> tensor<2x16x8xf32>
 // CHECK-LABEL: func.func @safe_softmax_packed
 // CHECK-SAME:    (%[[X:.*]]: tensor<2x8x16xf32>)
 // CHECK:         %[[ROWS:.*]] = tensor.collapse_shape %[[X]] {{\[\[}}0, 1], [2]] : tensor<2x8x16xf32> into tensor<16x16xf32>

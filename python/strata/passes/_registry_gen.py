@@ -682,11 +682,20 @@ PASSES = ({'anchor': 'builtin.module',
                  '    reads the result and the rows are whole tiles, the kernel writes those\n'
                  '    tiles and the pack goes.\n'
                  '\n'
+                 '    With `lanes=16` the kernel computes rows of whole 16-element vectors in\n'
+                 "    AVX-512's 16-float vectors (`..._lanes16`: half the instructions; the\n"
+                 '    8-row tiles stay in 8 floats, and so do rows of whole 8s only).\n'
+                 '\n'
                  "    llvm-cpu's tuned default `softmax-kernel` runs it on models with\n"
                  '    matmuls, after the other defaults (targets/llvm-cpu.toml has the\n'
-                 "    figures: the GPT-2 block's softmax and pack 477 -> 279 us a call).",
+                 "    figures: the GPT-2 block's softmax and pack 477 -> 279 us a call);\n"
+                 '    `softmax-kernel-16` in 16 floats on Zen 4.',
   'module': 'softmax_kernel',
-  'options': (),
+  'options': ({'default': '8',
+               'description': 'Floats per vector of the row kernel: 8 (AVX2) or 16 (AVX-512)',
+               'is_list': False,
+               'name': 'lanes',
+               'type': 'int64_t'},),
   'summary': "Compute softmax along the last dimension, as Torch-MLIR decomposes it, with strata's "
              'row-softmax kernel',
   'td_file': 'passes/softmax_kernel.td'})

@@ -7,10 +7,11 @@ the same values is left to IREE.
 
 from torch_mlir import ir
 
+from strata.errors import StrataError
 from strata.ir_splice import erase_unused, insert_lowered, tensor_type
 from strata.kernel_calls import declare_kernels
 from strata.linalg_match import ops_named
-from strata.softmax_kernel import LANES, Softmax
+from strata.softmax_kernel import LANES, WIDE_LANES, Softmax
 from strata.softmax_match import reader, safe_select, softmax_chain
 from strata.softmax_match import shape as _shape
 
@@ -29,16 +30,18 @@ def _packed_reader(last: ir.Operation, rows: int, cols: int) -> ir.Operation | N
     return pack if rows % LANES == 0 else None
 
 
-def _replace(x: ir.Value, last: ir.Operation, ops: list[ir.Operation], safe: bool) -> None:
-    """Replaces the softmax `ops` compute from `x` (`last` its result) with a kernel call; where
-    a pack into a matmul's A tiles reads it, the kernel writes those tiles instead."""
+def _replace(x: ir.Value, last: ir.Operation, ops: list[ir.Operation], safe: bool, lanes: int) -> None:
+    """Replaces the softmax `ops` compute from `x` (`last` its result) with a kernel call (in
+    vectors of `lanes` where the rows are whole ones); where a pack into a matmul's A tiles reads
+    it, the kernel writes those tiles instead."""
     shape = _shape(x)
     rows = 1
     for d in shape[:-1]:
         rows *= d
     cols = shape[-1]
     pack = _packed_reader(last, rows, cols)
-    kernel = Softmax(rows, cols, safe, tiled=pack is not None)
+    tiled = pack is not None
+    kernel = Softmax(rows, cols, safe, tiled, lanes if not tiled and cols % lanes == 0 else LANES)
     replaced = pack if pack is not None else last
     matrix, (_, out_type), result = tensor_type([rows, cols], "f32"), kernel.types(), replaced.results[0].type
     lines = [f"func.func @lowered(%x: {x.type}) -> {result} {{"]
@@ -68,6 +71,8 @@ def _shape_of(type_text: str) -> list[int]:
 
 
 def run(op: ir.Operation, options) -> None:
+    if options.lanes not in (LANES, WIDE_LANES):
+        raise StrataError(f"strata-softmax-kernel: lanes must be {LANES} or {WIDE_LANES}; got {options.lanes}")
     for div in ops_named(op, "linalg.generic"):
         found = softmax_chain(div)
         if found is None:
@@ -80,7 +85,7 @@ def run(op: ir.Operation, options) -> None:
         if folded is not None and safe is None:
             continue  # the test reads the max, which the kernel would take away
         if safe is not None:
-            _replace(x, safe[0], safe + ops, True)
+            _replace(x, safe[0], safe + ops, True, options.lanes)
         else:
-            _replace(x, div, ops, False)
+            _replace(x, div, ops, False, options.lanes)
     declare_kernels(op)

@@ -106,6 +106,35 @@ def test_llvm_cpu_default_takes_a_softmax_alone(avx2_host):
         np.testing.assert_allclose(result, model(*args).numpy(), rtol=1e-6, atol=1e-6)
 
 
+@pytest.mark.parametrize("cols", [48, 40])
+def test_zen4_default_takes_16_float_vectors(monkeypatch, cols):
+    """On Zen 4 (`softmax-kernel-16`) rows of whole 16s go to the kernel in 16-float vectors, rows
+    of whole 8s only in 8; both match eager. Any x86 CPU computes them right (without AVX-512
+    LLVM splits the vectors)."""
+    import strata
+    import strata.targets
+
+    monkeypatch.setattr(strata.targets, "host_cpu_flags", lambda: frozenset({"avx", "avx2", "fma", "sse4_2", "avx512f"}))
+    monkeypatch.setattr(strata.targets, "host_cpu_model", lambda: ("AuthenticAMD", 25, 17))
+    torch.manual_seed(0)
+    model, args = Softmax().eval(), (torch.randn(4, 24, cols) * 10,)
+    compiled = strata.compile(model, args, target="llvm-cpu")
+    symbol = f"strata_kernel_softmax_r96_c{cols}".encode()
+    assert symbol in compiled.vmfb and (symbol + b"_lanes16" in compiled.vmfb) == (cols == 48)
+    (result,) = compiled.run_numpy(*[a.numpy() for a in args])
+    with torch.no_grad():
+        np.testing.assert_allclose(result, model(*args).numpy(), rtol=1e-6, atol=1e-6)
+
+
+def test_symbols_name_the_lanes():
+    from strata.kernel_calls import kernel_of
+    from strata.softmax_kernel import Softmax as Kernel
+
+    wide = Kernel(96, 48, safe=True, lanes=16)
+    assert wide.symbol == "strata_kernel_softmax_r96_c48_safe_lanes16" and kernel_of(wide.symbol) == wide
+    assert kernel_of("strata_kernel_softmax_r96_c48_t8_lanes16") is None  # the tiles are 8 rows of 8 floats
+
+
 def _compile_kernel_call(kernel):
     """A module whose `main` is one call of `kernel` (a `Softmax` in rows), compiled for the host."""
     matrix = f"tensor<{kernel.rows}x{kernel.cols}xf32>"
@@ -117,13 +146,15 @@ func.func private @{kernel.symbol}({matrix}) -> {matrix}"""
     return LoadedModule(compile_ir(text, CompileOptions(), input_type="auto"), "local-task").function("main")
 
 
+@pytest.mark.parametrize("lanes", [8, 16])
 @pytest.mark.parametrize("rows", [64, 16384])  # 16 KiB and 4 MiB of results: the second streamed
-def test_exponentials_are_within_an_ulp(avx2_host, rows):
+def test_exponentials_are_within_an_ulp(avx2_host, rows, lanes):
     """Rows of a 0 and 63 values from -87.3 to -25: the sum is 1 in f32, so each result is its
-    exponential, which strata's `vector_exp` computes within 1 ulp (float64 reference)."""
+    exponential, which strata's `vector_exp` computes within 1 ulp (float64 reference), in
+    vectors of 8 and of 16."""
     from strata.softmax_kernel import Softmax as Kernel
 
-    kernel = Kernel(rows, 64)
+    kernel = Kernel(rows, 64, lanes=lanes)
     assert kernel.streaming == (rows == 16384)
     x = np.zeros((rows, 64), np.float32)
     x[:, 1:] = np.linspace(-87.3, -25.0, rows * 63, dtype=np.float32).reshape(rows, 63)
@@ -134,15 +165,17 @@ def test_exponentials_are_within_an_ulp(avx2_host, rows):
     assert ulps.max() <= 1.01, f"{ulps.max():.2f} ulp at x = {x.flat[ulps.argmax()]}"
 
 
-def test_safe_streamed_rows(avx2_host):
+@pytest.mark.parametrize("cols, lanes", [(72, 8), (80, 16)])
+def test_safe_streamed_rows(avx2_host, cols, lanes):
     """The safe softmax streaming its results: a row of only -inf gives zeros, -inf gives 0 and
-    a NaN a row of NaN."""
+    a NaN a row of NaN; rows of 72 (one step of four 8-float chains and a rest) in 8 floats,
+    of 80 (one step of four 16-float chains and a rest) in 16."""
     from strata.softmax_kernel import Softmax as Kernel
 
-    kernel = Kernel(16384, 72, safe=True)
+    kernel = Kernel(16384, cols, safe=True, lanes=lanes)
     assert kernel.streaming
     rng = np.random.default_rng(0)
-    x = (rng.standard_normal((16384, 72)) * 10).astype(np.float32)
+    x = (rng.standard_normal((16384, cols)) * 10).astype(np.float32)
     x[5, :] = -np.inf
     x[7, 3] = -np.inf
     x[9, 70] = np.nan
