@@ -160,7 +160,7 @@ class Softmax:
     def _rows(self, target: str) -> str:
         memref = f"memref<{self.rows}x{self.cols}xf32>"
         lanes = self.lanes
-        v8 = f"vector<{lanes}xf32>"
+        vec = f"vector<{lanes}xf32>"
         wide = lanes * MAX_CHAINS
         wide_end = self.cols - self.cols % wide
         # exp(x - max) in a row on the stack when the result is streamed out, else in the
@@ -168,14 +168,14 @@ class Softmax:
         exps, exps_type, at = ("%scratch", f"memref<{self.cols}xf32>", "[%c]") if self.streaming else ("%output", memref, "[%r, %c]")
 
         def store(value: str) -> str:
-            return store_text(value, "%output", ["%r", "%c"], memref, v8, self.streaming)
+            return store_text(value, "%output", ["%r", "%c"], memref, vec, self.streaming)
 
         chains = ", ".join(f"%m{i} = %lowest" for i in range(MAX_CHAINS))
-        chain_types = ", ".join([v8] * MAX_CHAINS)
+        chain_types = ", ".join([vec] * MAX_CHAINS)
         loads = "\n".join(
             f"""            %at{i} = arith.addi %c, %k{i * lanes} : index
-            %v{i} = vector.load %input[%r, %at{i}] : {memref}, {v8}
-            %n{i} = arith.maximumf %m{i}, %v{i} : {v8}"""
+            %v{i} = vector.load %input[%r, %at{i}] : {memref}, {vec}
+            %n{i} = arith.maximumf %m{i}, %v{i} : {vec}"""
             for i in range(MAX_CHAINS)
         )
         maxima = f"""          %maxes:{MAX_CHAINS} = scf.for %c = %c0 to %wide_end step %wide iter_args({chains}) -> ({chain_types}) {{
@@ -185,32 +185,32 @@ class Softmax:
         first = "%maxes#0"
         if wide_end < self.cols:  # the columns after the last whole step, into the first chain
             maxima += f"""
-          %tail = scf.for %c = %wide_end to %cols step %lanes iter_args(%m = %maxes#0) -> ({v8}) {{
-            %v = vector.load %input[%r, %c] : {memref}, {v8}
-            %n = arith.maximumf %m, %v : {v8}
-            scf.yield %n : {v8}
+          %tail = scf.for %c = %wide_end to %cols step %lanes iter_args(%m = %maxes#0) -> ({vec}) {{
+            %v = vector.load %input[%r, %c] : {memref}, {vec}
+            %n = arith.maximumf %m, %v : {vec}
+            scf.yield %n : {vec}
           }}"""
             first = "%tail"
         for i in range(1, MAX_CHAINS):
-            maxima += f"\n          %max_of{i} = arith.maximumf {first}, %maxes#{i} : {v8}"
+            maxima += f"\n          %max_of{i} = arith.maximumf {first}, %maxes#{i} : {vec}"
             first = f"%max_of{i}"
-        maxima += f"\n          %max = vector.reduction <maximumf>, {first} : {v8} into f32"
+        maxima += f"\n          %max = vector.reduction <maximumf>, {first} : {vec} into f32"
         exponential = "\n".join("              " + line for line in vector_exp.exp("%d", "%e", "", lanes))
-        softmax = f"""            %maxv = vector.broadcast %max : f32 to {v8}
-            %sums = scf.for %c = %c0 to %cols step %lanes iter_args(%acc = %zeros) -> ({v8}) {{
-              %v = vector.load %input[%r, %c] : {memref}, {v8}
-              %d = arith.subf %v, %maxv : {v8}
+        softmax = f"""            %maxv = vector.broadcast %max : f32 to {vec}
+            %sums = scf.for %c = %c0 to %cols step %lanes iter_args(%acc = %zeros) -> ({vec}) {{
+              %v = vector.load %input[%r, %c] : {memref}, {vec}
+              %d = arith.subf %v, %maxv : {vec}
 {exponential}
-              vector.store %e, {exps}{at} : {exps_type}, {v8}
-              %a = arith.addf %acc, %e : {v8}
-              scf.yield %a : {v8}
+              vector.store %e, {exps}{at} : {exps_type}, {vec}
+              %a = arith.addf %acc, %e : {vec}
+              scf.yield %a : {vec}
             }}
-            %sum = vector.reduction <add>, %sums : {v8} into f32
+            %sum = vector.reduction <add>, %sums : {vec} into f32
             %inverse = arith.divf %one, %sum : f32
-            %inversev = vector.broadcast %inverse : f32 to {v8}
+            %inversev = vector.broadcast %inverse : f32 to {vec}
             scf.for %c = %c0 to %cols step %lanes {{
-              %e = vector.load {exps}{at} : {exps_type}, {v8}
-              %y = arith.mulf %e, %inversev : {v8}
+              %e = vector.load {exps}{at} : {exps_type}, {vec}
+              %y = arith.mulf %e, %inversev : {vec}
               {store("%y")}
             }}"""
         if self.safe:  # max == -inf: the row is all -inf (a NaN would make the max NaN)
@@ -238,8 +238,8 @@ class Softmax:
         %per_workgroup = arith.constant {ROWS} : index
         %one = arith.constant 1.0 : f32
         %minus_inf = arith.constant 0xFF800000 : f32
-        %lowest = vector.broadcast %minus_inf : f32 to {v8}
-        %zeros = arith.constant dense<0.0> : {v8}
+        %lowest = vector.broadcast %minus_inf : f32 to {vec}
+        %zeros = arith.constant dense<0.0> : {vec}
 {exp_constants}
         %input = hal.interface.binding.subspan layout({layout(2)}) binding(0) alignment(64) offset(%c0) flags(ReadOnly) : {memref}
         %output = hal.interface.binding.subspan layout({layout(2)}) binding(1) alignment(64) offset(%c0) : {memref}

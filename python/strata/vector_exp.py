@@ -38,36 +38,36 @@ _I32 = {"bias": 127 << 23, "exponent_shift": 23}
 def constants(lanes: int = 8) -> list[str]:
     """The lines defining the constants `exp` reads, vectors of `lanes`, for the top of the
     function."""
-    v8, i8 = f"vector<{lanes}xf32>", f"vector<{lanes}xi32>"
-    return [f"%exp_{name} = arith.constant dense<{value}> : {v8}" for name, value in _F32.items()] + [
-        f"%exp_{name} = arith.constant dense<{value}> : {i8}" for name, value in _I32.items()
+    vf, vi = f"vector<{lanes}xf32>", f"vector<{lanes}xi32>"
+    return [f"%exp_{name} = arith.constant dense<{value}> : {vf}" for name, value in _F32.items()] + [
+        f"%exp_{name} = arith.constant dense<{value}> : {vi}" for name, value in _I32.items()
     ]
 
 
 def exp(x: str, result: str, tag: str, lanes: int = 8) -> list[str]:
     """Lines computing `result = exp(x)` (SSA names with `%`, vectors of `lanes`); `tag` keeps their
     temporaries apart from another expansion's in the same block."""
-    v8, i8 = f"vector<{lanes}xf32>", f"vector<{lanes}xi32>"
+    vf, vi = f"vector<{lanes}xf32>", f"vector<{lanes}xi32>"
     t = f"%expv{tag}_"
     return [
-        f"{t}below = arith.cmpf ogt, %exp_lo, {x} : {v8}",
-        f"{t}x = arith.select {t}below, %exp_lo, {x} : vector<{lanes}xi1>, {v8}",
-        f"{t}scaled = arith.mulf {t}x, %exp_log2e : {v8}",
-        f"{t}shifted = arith.addf {t}scaled, %exp_shift : {v8}",
-        f"{t}n = arith.subf {t}shifted, %exp_shift : {v8}",
-        f"{t}r_hi = math.fma {t}n, %exp_ln2_hi, {t}x : {v8}",
-        f"{t}r = math.fma {t}n, %exp_ln2_lo, {t}r_hi : {v8}",
-        f"{t}q1 = math.fma %exp_q0, {t}r, %exp_q1 : {v8}",
-        f"{t}q2 = math.fma {t}q1, {t}r, %exp_q2 : {v8}",
-        f"{t}q3 = math.fma {t}q2, {t}r, %exp_q3 : {v8}",
-        f"{t}q4 = math.fma {t}q3, {t}r, %exp_q4 : {v8}",
-        f"{t}q = math.fma {t}q4, {t}r, %exp_q5 : {v8}",
-        f"{t}r2 = arith.mulf {t}r, {t}r : {v8}",
-        f"{t}p_minus_1 = math.fma {t}q, {t}r2, {t}r : {v8}",
-        f"{t}p = arith.addf {t}p_minus_1, %exp_one : {v8}",
-        f"{t}n_bits = arith.bitcast {t}shifted : {v8} to {i8}",
-        f"{t}n_exponent = arith.shli {t}n_bits, %exp_exponent_shift : {i8}",
-        f"{t}scale_bits = arith.addi {t}n_exponent, %exp_bias : {i8}",
-        f"{t}scale = arith.bitcast {t}scale_bits : {i8} to {v8}",
-        f"{result} = arith.mulf {t}p, {t}scale : {v8}",
+        f"{t}below = arith.cmpf ogt, %exp_lo, {x} : {vf}",
+        f"{t}x = arith.select {t}below, %exp_lo, {x} : vector<{lanes}xi1>, {vf}",
+        f"{t}scaled = arith.mulf {t}x, %exp_log2e : {vf}",
+        f"{t}shifted = arith.addf {t}scaled, %exp_shift : {vf}",
+        f"{t}n = arith.subf {t}shifted, %exp_shift : {vf}",
+        f"{t}r_hi = math.fma {t}n, %exp_ln2_hi, {t}x : {vf}",
+        f"{t}r = math.fma {t}n, %exp_ln2_lo, {t}r_hi : {vf}",
+        f"{t}q1 = math.fma %exp_q0, {t}r, %exp_q1 : {vf}",
+        f"{t}q2 = math.fma {t}q1, {t}r, %exp_q2 : {vf}",
+        f"{t}q3 = math.fma {t}q2, {t}r, %exp_q3 : {vf}",
+        f"{t}q4 = math.fma {t}q3, {t}r, %exp_q4 : {vf}",
+        f"{t}q = math.fma {t}q4, {t}r, %exp_q5 : {vf}",
+        f"{t}r2 = arith.mulf {t}r, {t}r : {vf}",
+        f"{t}p_minus_1 = math.fma {t}q, {t}r2, {t}r : {vf}",
+        f"{t}p = arith.addf {t}p_minus_1, %exp_one : {vf}",
+        f"{t}n_bits = arith.bitcast {t}shifted : {vf} to {vi}",
+        f"{t}n_exponent = arith.shli {t}n_bits, %exp_exponent_shift : {vi}",
+        f"{t}scale_bits = arith.addi {t}n_exponent, %exp_bias : {vi}",
+        f"{t}scale = arith.bitcast {t}scale_bits : {vi} to {vf}",
+        f"{result} = arith.mulf {t}p, {t}scale : {vf}",
     ]
