@@ -19,13 +19,21 @@ import struct
 from dataclasses import dataclass, field
 from typing import ClassVar
 
-LANES = (8, 16)  # floats a vector of the pixel-tile and Winograd kernels: AVX2's 8 (the default) or AVX-512's 16
+LANES = (8, 16)  # floats a vector of strata's CPU kernels: AVX2's 8 (the default) or AVX-512's 16
 _EPILOGUE = re.compile(r"(_affine)?(_residual)?(_relu)?(_pool2)?$")
 _PARTS = ("affine", "residual", "relu", "pool2")
 
 
 def _ceil_div(a: int, b: int) -> int:
     return -(-a // b)
+
+
+def symbol_lanes(group: str | None) -> int | None:
+    """The lanes a kernel symbol's `lanes<N>` part names: `LANES[0]` where it has none (8 is
+    written without), None where N is not another of `LANES`."""
+    if group is None:
+        return LANES[0]
+    return int(group) if int(group) in LANES[1:] else None
 
 
 def f32_bits(value: float) -> int:

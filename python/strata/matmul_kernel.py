@@ -34,7 +34,7 @@ linalg stage.
 import re
 from dataclasses import dataclass
 
-from strata.conv_kernel import executable_text, layout, relu
+from strata.conv_kernel import LANES, executable_text, layout, relu, symbol_lanes
 
 ROWS = 6  # rows of A and C per register tile
 COLUMNS = 16  # columns of B and C per register tile (two 8-float vectors, or one of 16): a panel
@@ -45,7 +45,6 @@ BLOCK_TILES = 43  # 6-row tiles per workgroup (258 rows)
 # k-steps ahead the B panel is prefetched (two loop iterations). Near the end of K that address
 # is the next panel's or, for the last, past the buffer: x86 prefetches never fault.
 PREFETCH = 8
-LANES = (8, 16)  # floats per vector: AVX2's 256 bits (the default), AVX-512's 512
 
 SYMBOL_PREFIX = "strata_kernel_matmul6x16_"
 _SYMBOL = re.compile(SYMBOL_PREFIX + r"m(\d+)_k(\d+)_n(\d+)(_bias)?(_residual)?(_relu)?(?:_lanes(\d+))?$")
@@ -65,7 +64,7 @@ class MatmulKernel:
     bias: bool = False
     residual: bool = False
     relu: bool = False
-    lanes: int = 8
+    lanes: int = LANES[0]
 
     @classmethod
     def applies(cls, m: int, k: int, n: int) -> bool:
@@ -79,9 +78,9 @@ class MatmulKernel:
         if not match:
             return None
         m, k, n, bias, residual, relu_, lanes = match.groups()
-        if lanes is not None and int(lanes) not in LANES[1:]:
+        if symbol_lanes(lanes) is None:
             return None
-        return cls(int(m), int(k), int(n), bias=bool(bias), residual=bool(residual), relu=bool(relu_), lanes=int(lanes or 8))
+        return cls(int(m), int(k), int(n), bias=bool(bias), residual=bool(residual), relu=bool(relu_), lanes=symbol_lanes(lanes))
 
     @property
     def symbol(self) -> str:

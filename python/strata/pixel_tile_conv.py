@@ -37,7 +37,7 @@ with 64 and 128 channels (72 KiB and less a group) gained nothing. Four streams 
 import re
 from dataclasses import dataclass
 
-from strata.conv_kernel import LANES, ConvKernel, relu
+from strata.conv_kernel import LANES, ConvKernel, relu, symbol_lanes
 
 PIXELS = (6, 8)  # output pixels a register tile: 6 (twelve accumulators of 8 floats, the
 # default), or 8 (sixteen: more than AVX2's 16 registers hold with the weights, for AVX-512's 32)
@@ -75,9 +75,9 @@ class PixelTileConv(ConvKernel):
         """The symbol names the pixels a tile and the lanes first (`conv8p16c_lanes16_`; no lanes
         for 8), the dataclass last."""
         pixels, lanes, *shapes = groups
-        if int(pixels) not in PIXELS or (lanes is not None and int(lanes) not in LANES[1:]):
+        if int(pixels) not in PIXELS or symbol_lanes(lanes) is None:
             return None
-        return (*(int(g) for g in shapes), int(pixels), int(lanes or LANES[0]))
+        return (*(int(g) for g in shapes), int(pixels), symbol_lanes(lanes))
 
     @property
     def oh(self) -> int:

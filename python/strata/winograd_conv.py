@@ -29,7 +29,7 @@ convolution to about 1e-6 relative.
 import re
 from dataclasses import dataclass
 
-from strata.conv_kernel import LANES, ConvKernel, executable_text, layout, relu
+from strata.conv_kernel import LANES, ConvKernel, executable_text, layout, relu, symbol_lanes
 
 TILES = 6  # tiles per register tile
 CHANNELS = 16  # output channels per register tile
@@ -261,9 +261,9 @@ class WinogradConv(ConvKernel):
         """The symbol names the lanes first (`winograd2x2_lanes16_`; none for 8), the dataclass
         last."""
         lanes, *shapes = groups
-        if lanes is not None and int(lanes) not in LANES[1:]:
+        if symbol_lanes(lanes) is None:
             return None
-        return (*(int(g) for g in shapes), int(lanes or LANES[0]))
+        return (*(int(g) for g in shapes), symbol_lanes(lanes))
 
     @property
     def oh(self) -> int:
