@@ -14,7 +14,12 @@ def MatmulKernel : Pass<"strata-matmul-kernel", "ModuleOp"> {
     row-major, and reads B packed into panels of 16 columns (`[N/16][K][16]`,
     a `linalg.pack`: constant weights pack once, when the module loads).
     Where B is a `linalg.transpose` (a linear layer's weight), its source is
-    packed instead.
+    packed instead. A B that is an argument of the function (a matmul of two
+    inputs) is packed at every call, by strata's pack kernel
+    (`strata.panel_pack`, `@strata_kernel_panels16_k<K>_n<N>`) rather than
+    IREE's `linalg.pack`, whose dispatch walks each panel down K one 4 KiB
+    page per load: once per argument, at the top of the function, however
+    many matmuls read it.
 
     What Torch-MLIR writes after a linear layer's matmul goes into the
     kernel's epilogue, applied as the last K block is stored: a bias added
@@ -37,7 +42,8 @@ def MatmulKernel : Pass<"strata-matmul-kernel", "ModuleOp"> {
 
     With `lanes=16` the kernel computes in AVX-512's 16-float vectors: a
     panel is one vector, a 6-row tile six accumulators, and a k-step half the
-    instructions (`@strata_kernel_matmul6x16_..._lanes16`). That is for CPUs
+    instructions (`@strata_kernel_matmul6x16_..._lanes16`, and the pack's
+    `..._lanes16`). That is for CPUs
     that issue a 512-bit FMA once a cycle, such as Zen 4 (`matmul-kernel-16`
     in llvm-cpu's tuned defaults); elsewhere LLVM splits the vectors in two.
   }];

@@ -3,8 +3,8 @@
 The linalg stage is upstream MLIR, parsed and verified by Torch-MLIR's bindings, which know no
 IREE dialect; so a pass that hands an op to a kernel of strata's (strata-data-tile-conv, to
 `strata.direct_conv`, `strata.pixel_tile_conv` or `strata.winograd_conv`; strata-softmax-kernel,
-to `strata.softmax_kernel`; strata-matmul-kernel, to `strata.matmul_kernel`; strata-attention-kernel, to
-`strata.attention_kernel`) leaves a call of a
+to `strata.softmax_kernel`; strata-matmul-kernel, to `strata.matmul_kernel` and
+`strata.panel_pack`; strata-attention-kernel, to `strata.attention_kernel`) leaves a call of a
 private function whose name says which kernel and which shapes:
 `%y = call @strata_kernel_conv6x16_n1_c32_...(%x, %w) : (...) -> ...`. Here each
 such declaration becomes the kernel's `hal.executable` and each call a `flow.dispatch` of its
@@ -23,12 +23,13 @@ from strata.direct_conv import DirectConv
 from strata.errors import StrataError
 from strata.layer_norm_kernel import LayerNorm
 from strata.matmul_kernel import MatmulKernel
+from strata.panel_pack import PanelPack
 from strata.pixel_tile_conv import PixelTileConv
 from strata.softmax_kernel import Softmax
 from strata.winograd_conv import WinogradConv, WinogradInput
 
 SYMBOL_PREFIX = "strata_kernel_"
-KERNELS = (DirectConv, PixelTileConv, WinogradConv, WinogradInput, Softmax, MatmulKernel, Attention, LayerNorm)  # each with `from_symbol` and `executable(target)`
+KERNELS = (DirectConv, PixelTileConv, WinogradConv, WinogradInput, Softmax, MatmulKernel, PanelPack, Attention, LayerNorm)  # each with `from_symbol` and `executable(target)`
 # Both patterns start with a literal, which `re` finds with a fast substring search: the text
 # holds the model's weights (57 MB for the GPT-2 block), and patterns that began with `^` or `\b`
 # tried every position, 2.8 s of that block's 8.9 s compile.

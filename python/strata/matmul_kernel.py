@@ -9,7 +9,10 @@ FMAs, four k-steps per loop iteration, prefetching B's panel ahead. A and C stay
 packing of A, no unpack of C.
 
 Blocking, for the caches of a Zen 3 core (32 KiB L1, 512 KiB L2): B is packed into panels of 16
-columns, `[N/16][K][16]` (a `linalg.pack`, so constant weights pack when the module loads). A
+columns, `[N/16][K][16]` (a `linalg.pack`, so constant weights pack when the module loads; a B
+the caller passes, by `strata.panel_pack` at every call). Read unpacked, each k-step of a panel
+is in another 4 KiB page: at 1024^3 on Zen 4 (K blocks of 128 or 256) the kernel took twice the
+time. A
 workgroup owns up to 8 consecutive panels (128 columns of C) and a block of about 256 rows, and
 walks K in blocks of 512: for each block, six rows of A at a time (12 KiB, in L1) meet each of
 its panels' 512 x 16 slices (32 KiB each, 256 KiB in all: in L2). The first K block starts from

@@ -1,6 +1,8 @@
 // strata-matmul-kernel: a static f32 linalg.matmul into a zero fill, with whole panels of 16
 // columns and K a multiple of 4, becomes a pack of B into [N/16][K][16] panels and a call of
 // strata's 6x16 kernel on A and the panels; B read through a transpose packs from its source.
+// A B that is an argument of the function is packed by strata's pack kernel, once, at the top of
+// the function; others by a linalg.pack.
 // A bias per column, a residual and a ReLU after it (each the only reader of the one before,
 // leading unit dimensions reshaped between them) go into the kernel's epilogue.
 // Numerics through IREE: test/python/iree/test_matmul_kernel.py.
@@ -15,19 +17,21 @@
 
 // CHECK-LABEL: func.func @plain
 // CHECK-SAME:    (%[[A:.*]]: tensor<20x64xf32>, %[[B:.*]]: tensor<64x32xf32>)
-// CHECK:         %[[B_DEST:.*]] = tensor.empty() : tensor<2x64x16xf32>
-// CHECK:         %[[PANELS:.*]] = linalg.pack %[[B]] outer_dims_perm = [1, 0] inner_dims_pos = [1] inner_tiles = [16] into %[[B_DEST]] : tensor<64x32xf32> -> tensor<2x64x16xf32>
+// CHECK:         %[[PANELS:.*]] = call @strata_kernel_panels16_k64_n32(%[[B]]) : (tensor<64x32xf32>) -> tensor<2x64x16xf32>
 // CHECK:         %[[C:.*]] = call @strata_kernel_matmul6x16_m20_k64_n32(%[[A]], %[[PANELS]]) : (tensor<20x64xf32>, tensor<2x64x16xf32>) -> tensor<20x32xf32>
 // CHECK-NOT:     linalg.fill
 // CHECK-NOT:     linalg.matmul
 // CHECK:         return %[[C]]
-// CHECK:       func.func private @strata_kernel_matmul6x16_m20_k64_n32(tensor<20x64xf32>, tensor<2x64x16xf32>) -> tensor<20x32xf32>
+// CHECK-DAG:   func.func private @strata_kernel_matmul6x16_m20_k64_n32(tensor<20x64xf32>, tensor<2x64x16xf32>) -> tensor<20x32xf32>
+// CHECK-DAG:   func.func private @strata_kernel_panels16_k64_n32(tensor<64x32xf32>) -> tensor<2x64x16xf32>
 // ROWS-LABEL:  func.func @plain
 // ROWS:          linalg.matmul
 // ROWS-NOT:      call
 // LANES-LABEL: func.func @plain
+// LANES:         call @strata_kernel_panels16_k64_n32_lanes16(
 // LANES:         call @strata_kernel_matmul6x16_m20_k64_n32_lanes16(
-// LANES:       func.func private @strata_kernel_matmul6x16_m20_k64_n32_lanes16(tensor<20x64xf32>, tensor<2x64x16xf32>) -> tensor<20x32xf32>
+// LANES-DAG:   func.func private @strata_kernel_matmul6x16_m20_k64_n32_lanes16(tensor<20x64xf32>, tensor<2x64x16xf32>) -> tensor<20x32xf32>
+// LANES-DAG:   func.func private @strata_kernel_panels16_k64_n32_lanes16(tensor<64x32xf32>) -> tensor<2x64x16xf32>
 func.func @plain(%a: tensor<20x64xf32>, %b: tensor<64x32xf32>) -> tensor<20x32xf32> {
   %zero = arith.constant 0.0 : f32
   %e = tensor.empty() : tensor<20x32xf32>
@@ -161,10 +165,13 @@ func.func @bias_relu(%a: tensor<20x64xf32>, %w: tensor<64x32xf32>, %bias: tensor
 
 // Not folded: a bias after a matmul whose result is read twice too (the matmul alone goes to the
 // kernel), and a bias after a residual (the kernel adds the bias first: only the residual folds).
+// Both matmuls read the panels of one pack of %w.
 // CHECK-LABEL: func.func @kept
-// CHECK:         %[[C:.*]] = call @strata_kernel_matmul6x16_m20_k64_n32(
+// CHECK:         %[[PANELS:.*]] = call @strata_kernel_panels16_k64_n32(
+// CHECK-NOT:     @strata_kernel_panels16
+// CHECK:         %[[C:.*]] = call @strata_kernel_matmul6x16_m20_k64_n32(%{{.*}}, %[[PANELS]])
 // CHECK:         linalg.generic {{.*}} ins(%[[C]], %{{.*}} : tensor<20x32xf32>, tensor<32xf32>)
-// CHECK:         %[[D:.*]] = call @strata_kernel_matmul6x16_m20_k64_n32_residual(
+// CHECK:         %[[D:.*]] = call @strata_kernel_matmul6x16_m20_k64_n32_residual(%{{.*}}, %[[PANELS]],
 // CHECK:         linalg.generic {{.*}} ins(%[[D]], %{{.*}} : tensor<20x32xf32>, tensor<32xf32>)
 func.func @kept(%a: tensor<20x64xf32>, %w: tensor<64x32xf32>, %bias: tensor<32xf32>, %x: tensor<20x32xf32>)
     -> (tensor<20x32xf32>, tensor<20x32xf32>, tensor<20x32xf32>) {
@@ -189,4 +196,21 @@ func.func @kept(%a: tensor<20x64xf32>, %w: tensor<64x32xf32>, %bias: tensor<32xf
     linalg.yield %s : f32
   } -> tensor<20x32xf32>
   return %r, %b, %late : tensor<20x32xf32>, tensor<20x32xf32>, tensor<20x32xf32>
+}
+
+// -----
+
+// A B computed in the function (here a constant; or any op's result, into whose dispatch IREE
+// may fuse the pack) keeps its linalg.pack, which strata-fold-constant-pack folds when constant.
+// CHECK-LABEL: func.func @computed_b
+// CHECK:         %[[PANELS:.*]] = linalg.pack %{{.*}} outer_dims_perm = [1, 0] inner_dims_pos = [1] inner_tiles = [16] into %{{.*}} : tensor<64x32xf32> -> tensor<2x64x16xf32>
+// CHECK:         call @strata_kernel_matmul6x16_m20_k64_n32(%{{.*}}, %[[PANELS]])
+// CHECK-NOT:     @strata_kernel_panels16
+func.func @computed_b(%a: tensor<20x64xf32>) -> tensor<20x32xf32> {
+  %zero = arith.constant 0.0 : f32
+  %b = arith.constant dense<0.5> : tensor<64x32xf32>
+  %e = tensor.empty() : tensor<20x32xf32>
+  %c = linalg.fill ins(%zero : f32) outs(%e : tensor<20x32xf32>) -> tensor<20x32xf32>
+  %r = linalg.matmul ins(%a, %b : tensor<20x64xf32>, tensor<64x32xf32>) outs(%c : tensor<20x32xf32>) -> tensor<20x32xf32>
+  return %r : tensor<20x32xf32>
 }

@@ -515,7 +515,12 @@ PASSES = ({'anchor': 'builtin.module',
                  '    row-major, and reads B packed into panels of 16 columns (`[N/16][K][16]`,\n'
                  '    a `linalg.pack`: constant weights pack once, when the module loads).\n'
                  "    Where B is a `linalg.transpose` (a linear layer's weight), its source is\n"
-                 '    packed instead.\n'
+                 '    packed instead. A B that is an argument of the function (a matmul of two\n'
+                 "    inputs) is packed at every call, by strata's pack kernel\n"
+                 '    (`strata.panel_pack`, `@strata_kernel_panels16_k<K>_n<N>`) rather than\n'
+                 "    IREE's `linalg.pack`, whose dispatch walks each panel down K one 4 KiB\n"
+                 '    page per load: once per argument, at the top of the function, however\n'
+                 '    many matmuls read it.\n'
                  '\n'
                  "    What Torch-MLIR writes after a linear layer's matmul goes into the\n"
                  "    kernel's epilogue, applied as the last K block is stored: a bias added\n"
@@ -539,7 +544,8 @@ PASSES = ({'anchor': 'builtin.module',
                  '\n'
                  "    With `lanes=16` the kernel computes in AVX-512's 16-float vectors: a\n"
                  '    panel is one vector, a 6-row tile six accumulators, and a k-step half the\n'
-                 '    instructions (`@strata_kernel_matmul6x16_..._lanes16`). That is for CPUs\n'
+                 "    instructions (`@strata_kernel_matmul6x16_..._lanes16`, and the pack's\n"
+                 '    `..._lanes16`). That is for CPUs\n'
                  '    that issue a 512-bit FMA once a cycle, such as Zen 4 (`matmul-kernel-16`\n'
                  "    in llvm-cpu's tuned defaults); elsewhere LLVM splits the vectors in two.",
   'module': 'matmul_kernel',

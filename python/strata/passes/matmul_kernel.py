@@ -1,10 +1,11 @@
 """strata-matmul-kernel: static f32 matmuls by strata's 6 x 16 kernel (passes/matmul_kernel.td).
 
 Each rewritten `linalg.matmul` becomes a `linalg.pack` of B into the kernel's 16-column panels and
-a call of the kernel. What Torch-MLIR writes after a linear layer's matmul, each op the only
-reader of the one before (a bias added per column, unit dimensions reshaped, a residual added, a
-ReLU), goes into the kernel's epilogue instead of a dispatch of its own that would read and write
-the whole result once more. The zero fill the matmul accumulated into, and a transpose it read B
+a call of the kernel; a B that is an argument of the function is packed by strata's pack kernel
+(`strata.panel_pack`) instead, once for all the matmuls that read it. What Torch-MLIR writes
+after a linear layer's matmul, each op the only reader of the one before (a bias added per
+column, unit dimensions reshaped, a residual added, a ReLU), goes into the kernel's epilogue
+instead of a dispatch of its own that would read and write the whole result once more. The zero fill the matmul accumulated into, and a transpose it read B
 through, go when nothing else reads them.
 """
 
@@ -17,6 +18,7 @@ from strata.ir_splice import erase_unused, insert_lowered, tensor_type
 from strata.kernel_calls import declare_kernels
 from strata.linalg_match import fill_constant, is_relu, ops_named, transposed_source
 from strata.matmul_kernel import COLUMNS, LANES, MatmulKernel
+from strata.panel_pack import PanelPack
 from strata.plain_matmul import plain_matmul
 
 _RESHAPES = ("tensor.expand_shape", "tensor.collapse_shape")
@@ -104,8 +106,22 @@ def _epilogue(result: ir.Value, m: int, n: int) -> _Epilogue:
         value, reshapes = user.results[0], []
 
 
-def _rewrite(op: ir.Operation, min_rows: int, lanes: int) -> bool:
-    """Replaces `op` and its epilogue with the kernel; False where the rewrite does not apply."""
+def _pack_argument(b: ir.BlockArgument, pack: PanelPack, location: ir.Location) -> ir.Value:
+    """`b`'s panels, by a call of `pack` at the start of `b`'s block (before every matmul that
+    reads them), at `location` (the first such matmul's)."""
+    b_type, panels_type = pack.types()
+    text = "\n".join([f"func.func @lowered(%b: {b_type}) -> {panels_type} {{",
+                      f"  %panels = func.call @{pack.symbol}(%b) : ({b_type}) -> {panels_type}",
+                      f"  return %panels : {panels_type}", "}",
+                      f"func.func private @{pack.symbol}({b_type}) -> {panels_type}"])
+    first = next(iter(b.owner.operations)).operation
+    (panels,) = insert_lowered(text, first, [b], location)
+    return panels
+
+
+def _rewrite(op: ir.Operation, min_rows: int, lanes: int, packs: dict) -> bool:
+    """Replaces `op` and its epilogue with the kernel; False where the rewrite does not apply.
+    `packs` holds the panels of function arguments packed so far, each packed once."""
     plain = plain_matmul(op)
     if plain is None or plain.batch or str(plain.element_type) != "f32" or plain.m < min_rows:
         return False
@@ -122,11 +138,17 @@ def _rewrite(op: ir.Operation, min_rows: int, lanes: int) -> bool:
         b, layout = op.operands[1], "outer_dims_perm = [1, 0] inner_dims_pos = [1]"
     else:  # N x K (a linear layer's weight): panels along N, in B's own order
         b, layout = source, "inner_dims_pos = [0]"
-    operands, parameters, arguments = [op.operands[0], b], [f"%a: {a_type}", f"%b: {b.type}"], ["%a", "%panels"]
-    lines = [
-        f"  %b_dest = tensor.empty() : {panels_type}",
-        f"  %panels = linalg.pack %b {layout} inner_tiles = [{COLUMNS}] into %b_dest : {b.type} -> {panels_type}",
-    ]
+    if source is None and isinstance(b, ir.BlockArgument):  # packed at every call, by strata's pack
+        if b not in packs:
+            packs[b] = _pack_argument(b, PanelPack(plain.k, n, lanes), op.location)
+        operands, parameters, arguments = [op.operands[0], packs[b]], [f"%a: {a_type}", f"%panels: {panels_type}"], ["%a", "%panels"]
+        lines = []
+    else:  # IREE fuses the pack into B's producer, or packs a constant B once
+        operands, parameters, arguments = [op.operands[0], b], [f"%a: {a_type}", f"%b: {b.type}"], ["%a", "%panels"]
+        lines = [
+            f"  %b_dest = tensor.empty() : {panels_type}",
+            f"  %panels = linalg.pack %b {layout} inner_tiles = [{COLUMNS}] into %b_dest : {b.type} -> {panels_type}",
+        ]
     if epilogue.bias is not None:
         operands.append(epilogue.bias)
         parameters.append(f"%bias: {epilogue.bias.type}")
@@ -174,6 +196,7 @@ def run(op: ir.Operation, options) -> None:
         raise StrataError(f"strata-matmul-kernel: min-rows must be at least 1; got {options.min_rows}")
     if options.lanes not in LANES:
         raise StrataError(f"strata-matmul-kernel: lanes must be {' or '.join(map(str, LANES))}; got {options.lanes}")
+    packs = {}
     for matmul in ops_named(op, "linalg.matmul"):
-        _rewrite(matmul, options.min_rows, options.lanes)
+        _rewrite(matmul, options.min_rows, options.lanes, packs)
     declare_kernels(op)

@@ -2,7 +2,8 @@
 eager for a plain matmul and a linear layer whose sizes exercise every edge of the kernel (rows
 past the last multiple of six, two blocks of rows, a K block cut short, several panels per
 workgroup and several groups of panels), its epilogues (bias, residual, ReLU), and a matmul the
-kernel cannot take left to IREE. The pass runs here by hand on the
+kernel cannot take left to IREE. A B the function takes as an argument is packed by strata's
+pack (`strata.panel_pack`), here over every edge of its own too. The pass runs here by hand on the
 linalg stage, as `strata-opt --strata-matmul-kernel` would, whatever sizes the target's default
 gives it."""
 
@@ -14,6 +15,7 @@ from strata.compile_stages import StageOptions, _run_pipeline, run_stages
 from strata.iree_compile import CompileOptions, compile_ir
 from strata.iree_runtime import LoadedModule
 from strata.matmul_kernel import MatmulKernel
+from strata.panel_pack import PanelPack
 from strata.torch_import import import_torch
 
 
@@ -25,7 +27,10 @@ class Matmuls(nn.Module):
     x with a leading unit dimension plus a residual of that shape, both added in the epilogue;
     one row of x times y and through the linear layer (a matrix-vector product: K's two halves
     at once); 272 and 271 rows times 64 columns and a linear layer of 64 outputs on 272 rows
-    (four panels: the last two rows take two panels at once, the last one row four)."""
+    (four panels: the last two rows take two panels at once, the last one row four); and x's
+    first 596 columns times v, 596 x 1040, whose pack reads rows four at a time (596 is not a
+    multiple of 8), ends K in a short workgroup (596 = 9 x 64 + 20) and splits its 65 panels in
+    two groups."""
 
     def __init__(self):
         super().__init__()
@@ -34,15 +39,15 @@ class Matmuls(nn.Module):
         self.linear3 = nn.Linear(600, 32)
         self.linear4 = nn.Linear(600, 64)
 
-    def forward(self, x, y, z, r, w):
+    def forward(self, x, y, z, r, w, v):
         relu = torch.relu(self.linear2(x) + r * 2.0)
         tails = x[:272] @ w, x[:271] @ w, self.linear4(x[:272])
-        return x @ y, self.linear(x), x @ z, relu, self.linear3(x[None]) + r[None], x[:1] @ y, self.linear(x[:1]), *tails
+        return x @ y, self.linear(x), x @ z, relu, self.linear3(x[None]) + r[None], x[:1] @ y, self.linear(x[:1]), *tails, x[:, :596] @ v
 
 
 def _inputs():
     torch.manual_seed(0)
-    return torch.randn(275, 600), torch.randn(600, 48), torch.randn(600, 40), torch.randn(275, 32), torch.randn(600, 64)
+    return torch.randn(275, 600), torch.randn(600, 48), torch.randn(600, 40), torch.randn(275, 32), torch.randn(600, 64), torch.randn(596, 1040)
 
 
 def _kernel_stage(pipeline: str):
@@ -76,6 +81,12 @@ def test_kernel_matches_eager(avx2_host):
     assert "call @strata_kernel_matmul6x16_m271_k600_n64(" in text
     assert "call @strata_kernel_matmul6x16_m272_k600_n64_bias(" in text
     assert (MatmulKernel(272, 600, 64).tail_panels, MatmulKernel(271, 600, 64).tail_panels) == (2, 4)
+    # B given by the caller: strata's pack; the linear layers' weights: linalg.pack (folded when constant).
+    assert "call @strata_kernel_panels16_k600_n48(" in text and "call @strata_kernel_panels16_k600_n64(" in text
+    assert "call @strata_kernel_panels16_k596_n1040(" in text and "call @strata_kernel_matmul6x16_m275_k596_n1040(" in text
+    assert PanelPack(596, 1040).block_rows == 4 and PanelPack(600, 48).block_rows == 8
+    assert text.count("strata_kernel_panels16_k600_n64(%") == 1  # packed once for both matmuls
+    assert text.count("linalg.pack") == 5 and text.count("inner_dims_pos = [0]") == 5
     assert text.count("linalg.matmul") == 1  # the 40 columns
     _assert_matches_eager(text, model, args)
 
@@ -88,6 +99,12 @@ def test_kernel_in_16_lanes_matches_eager(avx2_host):
     assert "call @strata_kernel_matmul6x16_m275_k600_n48_lanes16(" in text
     assert "call @strata_kernel_matmul6x16_m275_k600_n32_bias_residual_relu_lanes16(" in text
     assert "call @strata_kernel_matmul6x16_m1_k600_n160_bias_lanes16(" in text
+    assert "call @strata_kernel_panels16_k596_n1040_lanes16(" in text
+    pack = PanelPack(596, 1040, lanes=16)
+    assert PanelPack.from_symbol(pack.symbol) == pack and "vector<8xf32>" not in pack.executable("#target")
+    assert PanelPack.from_symbol(PanelPack(596, 1040).symbol + "_lanes8") is None  # 8 is written without
+    assert PanelPack.from_symbol("strata_kernel_panels16_k598_n1040") is None  # K not a multiple of 4
+    assert PanelPack.from_symbol("strata_kernel_panels16_k596_n1048") is None  # not whole panels
     kernel = MatmulKernel(272, 600, 64, lanes=16)
     assert MatmulKernel.from_symbol(kernel.symbol) == kernel
     assert MatmulKernel.from_symbol(MatmulKernel(272, 600, 64).symbol + "_lanes8") is None  # 8 is written without
