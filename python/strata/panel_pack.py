@@ -25,6 +25,7 @@ from dataclasses import dataclass
 
 from strata.conv_kernel import LANES, executable_text, layout, symbol_lanes
 from strata.matmul_kernel import COLUMNS
+
 BLOCK_ROWS = 8  # rows of B read at once (4 where K is not a multiple of 8)
 WORKGROUP_ROWS = 64  # rows of B a workgroup packs
 WORKGROUP_PANELS = 64  # panels a workgroup packs (1024 columns)
