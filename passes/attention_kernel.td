@@ -47,5 +47,17 @@ def AttentionKernel : Pass<"strata-attention-kernel", "ModuleOp"> {
     llvm-cpu's tuned default `attention-kernel` runs it on models with
     matmuls, before the other defaults (targets/llvm-cpu.toml has the
     figures).
+
+    With `lanes=16` the kernel computes in AVX-512's 16-float vectors
+    (`@strata_kernel_attention_..._lanes16`): a workgroup's 16 queries are
+    one vector, so each score step and each row of v takes half the
+    instructions, where queries, keys and both head sizes are whole 16s
+    (others take 8 lanes). That is for CPUs that issue a 512-bit FMA once a
+    cycle, such as Zen 4 (`attention-kernel-16` in llvm-cpu's tuned
+    defaults).
   }];
+  let options = [
+    Option<"lanes", "lanes", "int64_t", "8",
+           "Floats per vector: 8 (AVX2) or 16 (AVX-512)">,
+  ];
 }

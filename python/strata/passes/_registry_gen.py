@@ -43,9 +43,21 @@ PASSES = ({'anchor': 'builtin.module',
                  '\n'
                  "    llvm-cpu's tuned default `attention-kernel` runs it on models with\n"
                  '    matmuls, before the other defaults (targets/llvm-cpu.toml has the\n'
-                 '    figures).',
+                 '    figures).\n'
+                 '\n'
+                 "    With `lanes=16` the kernel computes in AVX-512's 16-float vectors\n"
+                 "    (`@strata_kernel_attention_..._lanes16`): a workgroup's 16 queries are\n"
+                 '    one vector, so each score step and each row of v takes half the\n'
+                 '    instructions, where queries, keys and both head sizes are whole 16s\n'
+                 '    (others take 8 lanes). That is for CPUs that issue a 512-bit FMA once a\n'
+                 "    cycle, such as Zen 4 (`attention-kernel-16` in llvm-cpu's tuned\n"
+                 '    defaults).',
   'module': 'attention_kernel',
-  'options': (),
+  'options': ({'default': '8',
+               'description': 'Floats per vector: 8 (AVX2) or 16 (AVX-512)',
+               'is_list': False,
+               'name': 'lanes',
+               'type': 'int64_t'},),
   'summary': "Compute attention, as Torch-MLIR decomposes it, with strata's attention kernel",
   'td_file': 'passes/attention_kernel.td'},
  {'anchor': 'builtin.module',

@@ -12,8 +12,9 @@ import numpy as np
 from torch_mlir import ir
 
 from strata import resource_blobs
-from strata.attention_kernel import LANES, Attention, Operand
-from strata.conv_kernel import f32_bits
+from strata.attention_kernel import Attention, Operand
+from strata.conv_kernel import LANES, f32_bits
+from strata.errors import StrataError
 from strata.ir_splice import erase_unused, insert_lowered
 from strata.kernel_calls import declare_kernels
 from strata.linalg_match import fill_constant, ops_named
@@ -344,7 +345,7 @@ def _operand(view: StridedView, roots: list[ir.Value], position: int) -> Operand
     return Operand(roots.index(view.root), view.offset, view.strides[0], view.strides[1], view.strides[position])
 
 
-def _rewrite(pv: ir.Operation) -> bool:
+def _rewrite(pv: ir.Operation, lanes: int) -> bool:
     if not _plain_batch_matmul(pv):
         return False
     p_value, p_reshapes = _behind_reshapes(pv.operands[0])
@@ -369,9 +370,10 @@ def _rewrite(pv: ir.Operation) -> bool:
     value_depth = v_view.shape[3]
     if any(view.shape[:2] != (batch, heads) for view in (kt_view, v_view, out_view)):
         return False
+    if not Attention.applies(queries, keys, depth, value_depth, lanes):
+        lanes = LANES[0]  # 16 lanes where the sizes come in 16s, else 8
     if (q_view.strides[3] != 1 or kt_view.strides[2] != 1 or v_view.strides[3] != 1 or out_view.strides[3] != 1 or out_view.offset
-            or queries % LANES or keys % LANES or depth % LANES or value_depth % LANES
-            or not Attention.fits(queries, keys, depth) or (causal and queries != keys)):
+            or not Attention.applies(queries, keys, depth, value_depth, lanes) or (causal and queries != keys)):
         return False
     scale = np.float32(factor * _factor(q_chain) * _factor(k_chain))
     roots: list[ir.Value] = []
@@ -380,7 +382,7 @@ def _rewrite(pv: ir.Operation) -> bool:
     v = _operand(v_view, roots, 2)
     out = Operand(0, 0, out_view.strides[0], out_view.strides[1], out_view.strides[2])
     sizes = tuple(int(np.prod(_shape(r))) for r in roots)
-    kernel = Attention(batch, heads, queries, keys, depth, value_depth, f32_bits(float(scale)), causal, safe, q, k, v, out, sizes)
+    kernel = Attention(batch, heads, queries, keys, depth, value_depth, f32_bits(float(scale)), causal, safe, q, k, v, out, sizes, lanes)
     result = out_view.root
     result_type = result.type
     flat = [f"tensor<{n}xf32>" for n in sizes]
@@ -411,6 +413,8 @@ def _rewrite(pv: ir.Operation) -> bool:
 
 
 def run(op: ir.Operation, options) -> None:
+    if options.lanes not in LANES:
+        raise StrataError(f"strata-attention-kernel: lanes must be {' or '.join(map(str, LANES))}; got {options.lanes}")
     for pv in ops_named(op, "linalg.batch_matmul"):
-        _rewrite(pv)
+        _rewrite(pv, options.lanes)
     declare_kernels(op)

@@ -85,3 +85,34 @@ def test_llvm_cpu_default_takes_gpt2_attention(avx2_host):
     (result,) = compiled.run_numpy(*[a.numpy() for a in args])
     with torch.no_grad():
         np.testing.assert_allclose(result, model(*args).numpy(), rtol=1e-4, atol=1e-4)
+
+
+def test_zen4_default_takes_16_float_vectors(monkeypatch):
+    """On Zen 4 (`attention-kernel-16`) an attention whose queries, keys and head sizes are whole
+    16s runs in 16-float vectors, the others in 8; all match eager. Any x86 CPU computes them
+    right (without AVX-512 LLVM splits the vectors)."""
+    import strata.targets
+
+    monkeypatch.setattr(strata.targets, "host_cpu_flags", lambda: frozenset({"avx", "avx2", "fma", "sse4_2", "avx512f"}))
+    monkeypatch.setattr(strata.targets, "host_cpu_model", lambda: ("AuthenticAMD", 25, 17))
+    model, args = Attentions().eval(), _inputs()
+    linalg, results = linalg_and_run(model, args)
+    assert linalg.count("call @strata_kernel_attention_") == 3, linalg
+    assert linalg.count("_lanes16(%") == 1  # the hand-written one: 16 queries, 16 keys, heads of 16
+    assert "call @strata_kernel_attention_b1_h2_q16_k16_e16_v16_s3e800000_causal_Q" in linalg
+    assert "_e8_v8_" in linalg and "_q24_" in linalg  # heads of 8, 24 queries: 8 lanes
+    assert_matches_eager(results, model, args, tolerance=1e-5)
+
+
+def test_symbols_name_the_lanes():
+    from strata.attention_kernel import Attention, Operand
+    from strata.kernel_calls import kernel_of
+
+    view = Operand(0, 0, 4096, 1024, 64)
+    wide = Attention(1, 4, 16, 16, 64, 64, 0x3E000000, True, False, view, view, view, view, (4096,), lanes=16)
+    assert wide.symbol.endswith("_in4096_lanes16") and kernel_of(wide.symbol) == wide
+    narrow = kernel_of(wide.symbol.removesuffix("_lanes16"))
+    assert narrow is not None and narrow.lanes == 8
+    assert kernel_of(wide.symbol.removesuffix("_lanes16") + "_lanes8") is None  # 8 is written without
+    assert kernel_of(wide.symbol.replace("_q16_k16_", "_q24_k24_")) is None  # 24 queries: not whole 16s
+    assert "vector<16xf32>" in wide.executable("#target") and "vector<8xf32>" not in wide.executable("#target")

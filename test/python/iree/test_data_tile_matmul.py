@@ -92,13 +92,14 @@ def test_zen4_gets_the_kernels_and_the_16_lane_matmul_kernel(monkeypatch):
     """Zen 4's AVX-512 runs as two 256-bit halves, so strata's AVX2 kernels reach its FLOP rate and
     apply there; its matmuls of 128 rows or more take the matmul kernel in 16-float vectors, the
     rest the 8x16 tiles, which beat the 8-float kernel on it, its convolutions the pixel-tile and
-    Winograd kernels in 16-float vectors, in tiles of 8 pixels, and its softmaxes the row kernel
-    in 16-float vectors (targets/llvm-cpu.toml)."""
+    Winograd kernels in 16-float vectors, in tiles of 8 pixels, its softmaxes the row kernel and
+    its attention the attention kernel in 16-float vectors (targets/llvm-cpu.toml)."""
     matrix, vectors = frozenset({"matrix", "gemm"}), frozenset({"matvec"})
     monkeypatch.setattr(strata.targets, "host_cpu_flags", lambda: AVX2 | {"avx512f"})
     monkeypatch.setattr(strata.targets, "host_cpu_model", lambda: ("AuthenticAMD", 25, 17))
     softmax_pass = SOFTMAX_KERNEL_PASS + "{lanes=16}"
-    assert tuned_passes(CompileOptions(), matrix) == [ATTENTION_KERNEL_PASSES, SAFE_SOFTMAX_PASS, KERNEL16_PASS, TILE_PASS, FOLD_PASS, *CONSTANT_PASSES, softmax_pass]
+    attention_passes = ATTENTION_KERNEL_PASSES + "{lanes=16}"
+    assert tuned_passes(CompileOptions(), matrix) == [attention_passes, SAFE_SOFTMAX_PASS, KERNEL16_PASS, TILE_PASS, FOLD_PASS, *CONSTANT_PASSES, softmax_pass]
     assert tuned_passes(CompileOptions(), vectors) == [VECTOR_PASS, *CONSTANT_PASSES]
     conv_passes = [CONV_PASSES[0].replace("pixel-tiles=true", "pixel-tiles=true tile-pixels=8 lanes=16"), *CONV_PASSES[1:]]
     assert tuned_passes(CompileOptions(), frozenset({"conv", "matrix"})) == [*conv_passes, *CONSTANT_PASSES]
