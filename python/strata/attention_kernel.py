@@ -29,8 +29,8 @@ whole 16s, the same in 16-float vectors: a workgroup's 16 queries are one vector
 scores are one accumulator (8 keys a step) and a row of v feeds 16 columns of a query at once;
 half the instructions, which Zen 4 computes as two 8-float halves at the 8-float rate.
 
-q^T and the scores stay on the stack, within `STACK_BYTES` (`Attention.applies`). Results match the
-decomposition's to rounding (the scale is applied once to q, the sums are in another order).
+q^T and the scores stay on the stack, within `STACK_BYTES` (`Attention.applies`). Results match
+the decomposition's to rounding (the scale is applied once to q, the sums are in another order).
 """
 
 import re
