@@ -36,7 +36,7 @@ the decomposition's to rounding (the scale is applied once to q, the sums are in
 import re
 from dataclasses import dataclass
 
-from strata.conv_kernel import LANES, executable_text, layout, stack_buffer, symbol_lanes
+from strata.conv_kernel import LANES, executable_text, lanes_suffix, layout, stack_buffer, symbol_lanes
 
 GROUP = 4  # queries whose rows of the result a step of p v accumulates
 STACK_BYTES = 32768  # q^T and the scores of a workgroup's queries: IREE's limit for a dispatch
@@ -122,7 +122,7 @@ class Attention:
         return (f"{SYMBOL_PREFIX}b{self.batch}_h{self.heads}_q{self.queries}_k{self.keys}_e{self.depth}_v{self.value_depth}"
                 f"_s{self.scale_bits:08x}{flags}_Q{self.q.text()}_K{self.k.text()}_V{self.v.text()}"
                 f"_Ob{self.out.batch_stride}h{self.out.head_stride}p{self.out.position_stride}_in{'x'.join(map(str, self.inputs))}"
-                + (f"_lanes{self.lanes}" if self.lanes != LANES[0] else ""))
+                + lanes_suffix(self.lanes))
 
     @property
     def query_vectors(self) -> int:

@@ -36,6 +36,12 @@ def symbol_lanes(group: str | None) -> int | None:
     return int(group) if int(group) in LANES[1:] else None
 
 
+def lanes_suffix(lanes: int) -> str:
+    """The `_lanes<N>` ending of a kernel symbol that `symbol_lanes` reads back: empty for
+    `LANES[0]`."""
+    return f"_lanes{lanes}" if lanes != LANES[0] else ""
+
+
 def f32_bits(value: float) -> int:
     """The bits of `value` rounded to f32: how a kernel's symbol carries a constant exactly."""
     return struct.unpack("<I", struct.pack("<f", value))[0]

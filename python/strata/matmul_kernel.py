@@ -37,7 +37,7 @@ linalg stage.
 import re
 from dataclasses import dataclass
 
-from strata.conv_kernel import LANES, executable_text, layout, relu, symbol_lanes
+from strata.conv_kernel import LANES, executable_text, lanes_suffix, layout, relu, symbol_lanes
 
 ROWS = 6  # rows of A and C per register tile
 COLUMNS = 16  # columns of B and C per register tile (two 8-float vectors, or one of 16): a panel
@@ -88,8 +88,7 @@ class MatmulKernel:
     @property
     def symbol(self) -> str:
         epilogue = "".join(f"_{part}" for part in ("bias", "residual", "relu") if getattr(self, part))
-        lanes = f"_lanes{self.lanes}" if self.lanes != LANES[0] else ""
-        return f"{SYMBOL_PREFIX}m{self.m}_k{self.k}_n{self.n}{epilogue}{lanes}"
+        return f"{SYMBOL_PREFIX}m{self.m}_k{self.k}_n{self.n}{epilogue}{lanes_suffix(self.lanes)}"
 
     @property
     def panels(self) -> int:

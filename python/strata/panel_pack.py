@@ -23,7 +23,7 @@ vectors) for a B that is an argument of the function; a B computed in the functi
 import re
 from dataclasses import dataclass
 
-from strata.conv_kernel import LANES, executable_text, layout, symbol_lanes
+from strata.conv_kernel import LANES, executable_text, lanes_suffix, layout, symbol_lanes
 from strata.matmul_kernel import COLUMNS
 
 BLOCK_ROWS = 8  # rows of B read at once (4 where K is not a multiple of 8)
@@ -60,8 +60,7 @@ class PanelPack:
 
     @property
     def symbol(self) -> str:
-        lanes = f"_lanes{self.lanes}" if self.lanes != LANES[0] else ""
-        return f"{SYMBOL_PREFIX}k{self.k}_n{self.n}{lanes}"
+        return f"{SYMBOL_PREFIX}k{self.k}_n{self.n}{lanes_suffix(self.lanes)}"
 
     @property
     def panels(self) -> int:
