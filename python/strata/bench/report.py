@@ -12,6 +12,7 @@ import os
 import platform
 from importlib import metadata
 
+from strata.bench import openblas
 from strata.bench.measure import geomean
 from strata.bench.runner import CaseResult
 
@@ -38,6 +39,7 @@ def machine() -> dict:
         "system": platform.platform(),
         "python": platform.python_version(),
         "packages": versions,
+        "numpy_blas": openblas.describe(),
     }
 
 
@@ -167,6 +169,8 @@ def table(outcomes: list[CaseResult]) -> str:
     lines = [_line(HEADER, widths)]
     lines += [_line(row, widths) if len(row) == len(HEADER) else "  ".join(
         (row[0].ljust(widths[0]), row[1].ljust(widths[1]), row[2])) for row in rows]
+    if "numpy" in engine_names(outcomes):
+        lines += ["", openblas.summary_line(openblas.describe())]
     if not any(o.case.kind == "model" for o in outcomes):
         return "\n".join(lines) + "\n"
     lines.append("")

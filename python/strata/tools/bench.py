@@ -83,6 +83,11 @@ def _run(options) -> int:
     # them sleep at once (numpy's own matmul time does not change: 180 GFLOP/s on 1024^3 either
     # way, while IREE timed right after it went from 90 to 130).
     os.environ.setdefault("OPENBLAS_THREAD_TIMEOUT", "4")
+    # numpy runs the OpenBLAS kernel OpenBLAS picks for this CPU, not one forced on every process
+    # (`strata.bench.openblas`).
+    from strata.bench.openblas import release_forced_kernel
+
+    release_forced_kernel()
     import time
 
     from strata.atomic_output import write_text_atomic
