@@ -14,13 +14,21 @@ from importlib import metadata
 
 from strata.bench import openblas
 from strata.bench.measure import geomean
+from strata.targets import host_cpu_flags, host_cpu_model
 from strata.bench.runner import CaseResult
 
 SCHEMA = "strata-bench/1"
 PACKAGES = ("torch", "iree-base-compiler", "iree-base-runtime", "torch-mlir", "onnxruntime", "numpy")
 
 
+# CPU flags that decide which of strata's kernels and tuned defaults a run used.
+VECTOR_FLAGS = ("avx2", "fma", "avx512f", "avx512bw", "avx512vl", "avx512_bf16", "amx_tile")
+
+
 def machine() -> dict:
+    """The host as a reader of the results needs it: virtual machines often name every CPU
+    generation alike ("AMD EPYC"), so the vendor, family and model numbers and the vector
+    extensions are recorded too (Zen 3 and Zen 4 are both family 25; only Zen 4 has avx512f)."""
     cpu = platform.processor() or "unknown"
     try:
         with open("/proc/cpuinfo") as f:
@@ -33,14 +41,26 @@ def machine() -> dict:
             versions[package] = metadata.version(package)
         except metadata.PackageNotFoundError:
             versions[package] = None
+    vendor, family, model = host_cpu_model()
     return {
         "cpu": cpu,
+        "cpu_id": {"vendor": vendor, "family": family, "model": model},
+        "vector_flags": [flag for flag in VECTOR_FLAGS if flag in host_cpu_flags()],
         "logical_cpus": os.cpu_count(),
         "system": platform.platform(),
         "python": platform.python_version(),
         "packages": versions,
         "numpy_blas": openblas.describe(),
     }
+
+
+def host_line(host: dict) -> str:
+    """One line for the terminal table: `host: AMD EPYC (AuthenticAMD family 25 model 17; avx2 fma
+    avx512f ...), 2 logical CPUs`."""
+    cpu_id = host["cpu_id"]
+    ident = f"{cpu_id['vendor']} family {cpu_id['family']} model {cpu_id['model']}" if cpu_id["vendor"] else ""
+    details = "; ".join(part for part in (ident, " ".join(host["vector_flags"])) if part)
+    return f"host: {host['cpu']}{f' ({details})' if details else ''}, {host['logical_cpus']} logical CPUs"
 
 
 def engine_names(outcomes: list[CaseResult]) -> list[str]:
@@ -169,8 +189,9 @@ def table(outcomes: list[CaseResult]) -> str:
     lines = [_line(HEADER, widths)]
     lines += [_line(row, widths) if len(row) == len(HEADER) else "  ".join(
         (row[0].ljust(widths[0]), row[1].ljust(widths[1]), row[2])) for row in rows]
+    lines += ["", host_line(machine())]
     if "numpy" in engine_names(outcomes):
-        lines += ["", openblas.summary_line(openblas.describe())]
+        lines.append(openblas.summary_line(openblas.describe()))
     if not any(o.case.kind == "model" for o in outcomes):
         return "\n".join(lines) + "\n"
     lines.append("")

@@ -8,6 +8,8 @@ import math
 import pytest
 
 from strata.bench.engines import ENGINES
+from strata.bench.report import VECTOR_FLAGS, host_line, machine
+from strata.targets import host_cpu_flags, host_cpu_model
 from strata.tools.bench import main
 
 
@@ -27,6 +29,11 @@ def test_exit_code_and_header(softmax_run):
     assert document["command"][0] == "strata-bench"
     assert document["threads"] == 1 and document["repeat"] == 2 and document["warmup"] == 1
     assert document["machine"]["packages"]["torch"]
+    # Which CPU generation ran it, beyond a model name like "AMD EPYC" that VMs give several.
+    vendor, family, model = host_cpu_model()
+    assert document["machine"]["cpu_id"] == {"vendor": vendor, "family": family, "model": model}
+    assert set(document["machine"]["vector_flags"]) <= set(VECTOR_FLAGS)
+    assert ("avx512f" in document["machine"]["vector_flags"]) == ("avx512f" in host_cpu_flags())
 
 
 def test_every_engine_ran_with_sane_numbers(softmax_run):
@@ -58,3 +65,12 @@ def test_table_is_printed_and_plot_written(tmp_path, capsys):
     assert table.splitlines()[0].split()[:3] == ["case", "engine", "median"]
     assert "softmax-8x512x512  eager" in table
     assert "geomean" not in table  # the summary is over models; a kernel-only run has none
+    assert table.splitlines()[-1] == host_line(machine())
+
+
+def test_host_line():
+    host = {"cpu": "AMD EPYC", "cpu_id": {"vendor": "AuthenticAMD", "family": 25, "model": 1},
+            "vector_flags": ["avx2", "fma"], "logical_cpus": 2}
+    assert host_line(host) == "host: AMD EPYC (AuthenticAMD family 25 model 1; avx2 fma), 2 logical CPUs"
+    host |= {"cpu": "unknown", "cpu_id": {"vendor": "", "family": 0, "model": 0}, "vector_flags": []}
+    assert host_line(host) == "host: unknown, 2 logical CPUs"
