@@ -39,7 +39,8 @@ def _loaded_library() -> Path | None:
     except OSError:
         return None
     for line in maps:
-        path = Path(line.split(maxsplit=5)[-1]) if len(line.split()) >= 6 else None
+        fields = line.split(maxsplit=5)  # address, perms, offset, device, inode, path
+        path = Path(fields[5]) if len(fields) == 6 else None
         if path and "openblas" in path.name.lower() and ".so" in path.name:
             return path
     return None

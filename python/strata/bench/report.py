@@ -14,8 +14,8 @@ from importlib import metadata
 
 from strata.bench import openblas
 from strata.bench.measure import geomean
-from strata.targets import host_cpu_flags, host_cpu_model
 from strata.bench.runner import CaseResult
+from strata.targets import host_cpu_flags, host_cpu_model
 
 SCHEMA = "strata-bench/1"
 PACKAGES = ("torch", "iree-base-compiler", "iree-base-runtime", "torch-mlir", "onnxruntime", "numpy")
@@ -189,9 +189,10 @@ def table(outcomes: list[CaseResult]) -> str:
     lines = [_line(HEADER, widths)]
     lines += [_line(row, widths) if len(row) == len(HEADER) else "  ".join(
         (row[0].ljust(widths[0]), row[1].ljust(widths[1]), row[2])) for row in rows]
-    lines += ["", host_line(machine())]
+    host = machine()
+    lines += ["", host_line(host)]
     if "numpy" in engine_names(outcomes):
-        lines.append(openblas.summary_line(openblas.describe()))
+        lines.append(openblas.summary_line(host["numpy_blas"]))
     if not any(o.case.kind == "model" for o in outcomes):
         return "\n".join(lines) + "\n"
     lines.append("")
