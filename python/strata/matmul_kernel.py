@@ -12,10 +12,10 @@ Blocking, for the caches of a Zen 3 core (32 KiB L1, 512 KiB L2): B is packed in
 columns, `[N/16][K][16]` (a `linalg.pack`, so constant weights pack when the module loads; a B
 the caller passes, by `strata.panel_pack` at every call). Read unpacked, each k-step of a panel
 is in another 4 KiB page: at 1024^3 on Zen 4 (K blocks of 128 or 256) the kernel took twice the
-time. A
-workgroup owns up to 8 consecutive panels (128 columns of C) and a block of about 256 rows, and
-walks K in blocks of 512: for each block, six rows of A at a time (12 KiB, in L1) meet each of
-its panels' 512 x 16 slices (32 KiB each, 256 KiB in all: in L2). The first K block starts from
+time. A workgroup owns up to 8 consecutive panels (128 columns of C; fewer, down to 4, where that
+divides the grid among IREE's workers more evenly) and a block of about 256 rows, and walks K in
+blocks of 512: for each block, six rows of A at a time (12 KiB, in L1) meet each of its panels'
+512 x 16 slices (32 KiB each, 256 KiB in all: in L2). The first K block starts from
 zero, the others add to the C tile they load; blocks of 512 rather than 256 halve those passes
 over C (2048^3: 110 -> 122 GFLOP/s). Splitting the rows as well as the columns among workgroups
 keeps both threads busy to the end (2048^3: 130 -> 146 GFLOP/s). Packing A into 6-row tiles as
@@ -38,12 +38,14 @@ import re
 from dataclasses import dataclass
 
 from strata.conv_kernel import LANES, executable_text, lanes_suffix, layout, relu, symbol_lanes
+from strata.workgroup_balance import balance, workers
 
 ROWS = 6  # rows of A and C per register tile
 COLUMNS = 16  # columns of B and C per register tile (two 8-float vectors, or one of 16): a panel
 K_BLOCK = 512  # k-steps per block: the workgroup's slice of B (256 KiB) stays in L2
 UNROLL = 4  # k-steps per loop iteration; K must be a multiple
 MAX_PANELS = 8  # panels per workgroup: 128 columns
+MIN_PANELS = 4  # the fewest a workgroup takes for a more even grid (`panels_per_workgroup`)
 BLOCK_TILES = 43  # 6-row tiles per workgroup (258 rows)
 # k-steps ahead the B panel is prefetched (two loop iterations). Near the end of K that address
 # is the next panel's or, for the last, past the buffer: x86 prefetches never fault.
@@ -104,8 +106,19 @@ class MatmulKernel:
 
     @property
     def panels_per_workgroup(self) -> int:
-        """The largest divisor of the panel count that is at most MAX_PANELS."""
-        return max(d for d in range(1, MAX_PANELS + 1) if self.panels % d == 0)
+        """A divisor of the panel count, at most MAX_PANELS: the largest, unless a smaller one of
+        at least MIN_PANELS divides the grid among IREE's workers more evenly
+        (`strata.workgroup_balance`). GPT-2's MLP at batch 1 (192 panels) in 8 panels is 24
+        workgroups, 16 and 8 for two workers; in 6, 32: 16 and 16. Its QKV projection at batch 4
+        (144 panels, two row blocks): 36 workgroups, 20 and 16; in 6, 48. At two threads the
+        block took 9% less time at batch 1 and 2.4% at batch 4 (30 interleaved rounds); at one
+        thread, where the grid runs in order, it was level. Fewer than MIN_PANELS cost: the
+        LLaMA block's 86 panels in 1 instead of 2 took 0.7% more at one thread."""
+        divisors = [d for d in range(MAX_PANELS, 0, -1) if self.panels % d == 0]
+        wide = [d for d in divisors if d >= min(MIN_PANELS, divisors[0])]
+        shares = {d: balance(self.panels // d * self.row_blocks, workers()) for d in wide}
+        best = max(shares.values())
+        return next(d for d in wide if shares[d] >= best - 0.01)
 
     @property
     def vectors_per_panel(self) -> int:

@@ -30,7 +30,8 @@ class Matmuls(nn.Module):
     (four panels: the last two rows take two panels at once, the last one row four); and x's
     first 596 columns times v, 596 x 1040, whose pack reads rows four at a time (596 is not a
     multiple of 8), ends K in a short workgroup (596 = 9 x 64 + 20) and splits its 65 panels in
-    two groups."""
+    two groups; and x's first 40 rows times u, 600 x 384, whose 24 panels go 6 to a workgroup on
+    two workers (four workgroups; 8 to a workgroup would be three, `strata.workgroup_balance`)."""
 
     def __init__(self):
         super().__init__()
@@ -39,15 +40,17 @@ class Matmuls(nn.Module):
         self.linear3 = nn.Linear(600, 32)
         self.linear4 = nn.Linear(600, 64)
 
-    def forward(self, x, y, z, r, w, v):
+    def forward(self, x, y, z, r, w, v, u):
         relu = torch.relu(self.linear2(x) + r * 2.0)
         tails = x[:272] @ w, x[:271] @ w, self.linear4(x[:272])
-        return x @ y, self.linear(x), x @ z, relu, self.linear3(x[None]) + r[None], x[:1] @ y, self.linear(x[:1]), *tails, x[:, :596] @ v
+        return (x @ y, self.linear(x), x @ z, relu, self.linear3(x[None]) + r[None], x[:1] @ y, self.linear(x[:1]), *tails,
+                x[:, :596] @ v, x[:40] @ u)
 
 
 def _inputs():
     torch.manual_seed(0)
-    return torch.randn(275, 600), torch.randn(600, 48), torch.randn(600, 40), torch.randn(275, 32), torch.randn(600, 64), torch.randn(596, 1040)
+    return (torch.randn(275, 600), torch.randn(600, 48), torch.randn(600, 40), torch.randn(275, 32), torch.randn(600, 64),
+            torch.randn(596, 1040), torch.randn(600, 384))
 
 
 def _kernel_stage(pipeline: str):
@@ -67,7 +70,8 @@ def _assert_matches_eager(text: str, model, args) -> None:
         np.testing.assert_allclose(result, reference.numpy(), rtol=1e-4, atol=1e-4)
 
 
-def test_kernel_matches_eager(avx2_host):
+def test_kernel_matches_eager(avx2_host, monkeypatch):
+    monkeypatch.setattr("strata.matmul_kernel.workers", lambda: 2)
     model, args, text = _kernel_stage("strata-matmul-kernel")
     assert "call @strata_kernel_matmul6x16_m275_k600_n48(" in text
     assert "call @strata_kernel_matmul6x16_m275_k600_n160_bias(" in text
@@ -88,6 +92,7 @@ def test_kernel_matches_eager(avx2_host):
     assert text.count("strata_kernel_panels16_k600_n64(%") == 1  # packed once for both matmuls
     assert text.count("linalg.pack") == 5 and text.count("inner_dims_pos = [0]") == 5
     assert text.count("linalg.matmul") == 1  # the 40 columns
+    assert "call @strata_kernel_matmul6x16_m40_k600_n384(" in text and MatmulKernel(40, 600, 384).panels_per_workgroup == 6
     _assert_matches_eager(text, model, args)
 
 
